@@ -1,0 +1,35 @@
+# Fails when a source file includes upward in topology <- sim <- planner <- {cli, gui, validate},
+# or when Qt, CUDA/NCCL or MPI appear outside the folders allowed to use them.
+# Usage: cmake -DSOURCE_DIR=<repo> -P check_layering.cmake
+set(failures "")
+function(forbid dir pattern what)
+  file(GLOB_RECURSE files ${SOURCE_DIR}/${dir}/*.hpp ${SOURCE_DIR}/${dir}/*.h ${SOURCE_DIR}/${dir}/*.cpp
+       ${SOURCE_DIR}/${dir}/*.cu)
+  foreach(f ${files})
+    file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include")
+    foreach(line ${lines})
+      if(line MATCHES "#[ \t]*include[ \t]*[<\"](${pattern})")
+        file(RELATIVE_PATH rel ${SOURCE_DIR} ${f})
+        string(APPEND failures "  ${rel}: includes ${what}: ${line}\n")
+      endif()
+    endforeach()
+  endforeach()
+  set(failures "${failures}" PARENT_SCOPE)
+endfunction()
+
+set(qt "Q[A-Za-z]+>|QtWidgets/|QtCore/|QtGui/")
+set(gpu "nccl\\.h|cuda_runtime|cuda\\.h")
+forbid(topology "ringlab/(sim|planner)/" "a higher layer")
+forbid(sim "ringlab/planner/" "a higher layer")
+foreach(dir topology sim planner cli)
+  forbid(${dir} "${qt}" "Qt")
+  forbid(${dir} "${gpu}" "CUDA/NCCL")
+endforeach()
+foreach(dir topology sim planner)
+  forbid(${dir} "mpi\\.h" "MPI")
+endforeach()
+
+if(failures)
+  message(FATAL_ERROR "layering violations:\n${failures}")
+endif()
+message(STATUS "layering OK")

@@ -1,0 +1,61 @@
+// Calibration: efficiency factors that turn the pure alpha-beta model into a calibrated one.
+//
+// The pure model (Calibration::pure(), the default) uses nominal link numbers from topology's
+// defaults table with every factor 1. Calibration::nccl() applies NCCL's protocol efficiencies per
+// link family and protocol. GPU-local work (reduction, compression codecs) runs at rates derived
+// from the GPU model's HBM bandwidth; the traffic multipliers are here, with their reasoning.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "ringlab/topology/kinds.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab::sim {
+
+/// NCCL's wire protocols (src/device/prims_{simple,ll,ll128}.h).
+enum class Protocol : std::uint8_t { Simple, LL128, LL };
+inline constexpr int kProtocolCount = 3;
+std::string_view to_string(Protocol p);
+std::optional<Protocol> find_protocol(std::string_view name);
+
+struct LinkFactors {
+  double bandwidth = 1.0;  ///< multiplies link bandwidth (goodput / line rate)
+  double latency = 1.0;    ///< multiplies hop latency and per-message overhead
+};
+
+class Calibration {
+ public:
+  /// All factors 1: the closed-form alpha-beta model.
+  static Calibration pure();
+  /// NCCL protocol efficiencies: LL carries 4 data bytes per 8-byte line (50%), LL128 120 of 128
+  /// bytes (93.75%), Simple 100% (NCCL src/device/prims_ll.h, prims_ll128.h).
+  static Calibration nccl();
+
+  LinkFactors factors(LinkFamily family, Protocol protocol) const {
+    return table_[std::size_t(family)][std::size_t(protocol)];
+  }
+  void set_factors(LinkFamily family, Protocol protocol, LinkFactors f) {
+    table_[std::size_t(family)][std::size_t(protocol)] = f;
+  }
+
+  /// HBM bytes moved per reduced byte: read two operands, write one result.
+  double reduce_traffic = 3.0;
+  /// HBM bytes moved per byte encoded or decoded (read input, write output).
+  double codec_traffic = 2.0;
+  /// Set false to make local ops free (pure network timing).
+  bool model_compute = true;
+
+  /// Rate at which a GPU of this model reduces, i.e. HBM bandwidth / reduce_traffic.
+  Bandwidth reduce_rate(GpuModel model) const;
+  /// Rate at which a GPU of this model encodes or decodes compressed payloads.
+  Bandwidth codec_rate(GpuModel model) const;
+
+ private:
+  static constexpr int kFamilies = 6;
+  std::array<std::array<LinkFactors, kProtocolCount>, kFamilies> table_{};
+};
+
+}  // namespace ringlab::sim

@@ -1,0 +1,50 @@
+// Simulator: runs a Schedule on a Topology with a flow-level network model and returns a Result.
+//
+// Every Send/Recv pair becomes a flow on the route the topology's Router picks (ECMP by policy).
+// Flows share each channel (link direction) max-min fairly, recomputed in one batch whenever flows
+// start or finish at the same instant. A message costs: the route's per-message software overhead,
+// then its bytes at the max-min rate, then the route's summed hop latency. Local ops (Reduce, Copy,
+// Encode, Decode) take bytes / rate with the GPU model's rates from the calibration table.
+// A Simulator is a value with no global state; a run is deterministic for a given schedule,
+// topology and options.
+#pragma once
+
+#include <memory>
+
+#include "ringlab/sim/calibration.hpp"
+#include "ringlab/sim/result.hpp"
+#include "ringlab/sim/schedule.hpp"
+#include "ringlab/topology/routing.hpp"
+#include "ringlab/topology/topology.hpp"
+
+namespace ringlab::sim {
+
+struct SimOptions {
+  EcmpPolicy ecmp = EcmpPolicy::Hash;
+  Calibration calibration = Calibration::pure();
+  Protocol protocol = Protocol::Simple;  ///< selects the calibration row; no effect when pure
+  bool record_timeline = false;          ///< fill Result::timeline (needed for traces)
+  std::size_t bottleneck_count = 5;      ///< how many channels Result::bottlenecks lists
+};
+
+class Simulator {
+ public:
+  /// The topology must outlive the simulator.
+  explicit Simulator(const Topology& topology, SimOptions options = {});
+  ~Simulator();
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
+
+  /// Runs one schedule from time zero. Precondition: schedule.check() is empty and its endpoints
+  /// are devices of this topology that can reach each other.
+  Result run(const Schedule& schedule);
+
+  const Topology& topology() const;
+  const SimOptions& options() const;
+
+ private:
+  struct Engine;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace ringlab::sim

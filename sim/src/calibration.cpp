@@ -1,0 +1,39 @@
+// Calibration tables: NCCL protocol efficiencies and GPU-local rates.
+#include "ringlab/sim/calibration.hpp"
+
+namespace ringlab::sim {
+namespace {
+// Fraction of each protocol's wire bytes that carry payload (NCCL src/device/prims_ll.h: a 16-byte
+// LL line carries 8 data bytes and 8 flag bytes; prims_ll128.h: 120 data bytes per 128-byte line).
+constexpr std::array<double, kProtocolCount> kProtocolEfficiency{1.0, 120.0 / 128.0, 0.5};
+}  // namespace
+
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::Simple: return "simple";
+    case Protocol::LL128: return "ll128";
+    case Protocol::LL: return "ll";
+  }
+  return "simple";
+}
+
+std::optional<Protocol> find_protocol(std::string_view name) {
+  if (name == "simple" || name == "Simple") return Protocol::Simple;
+  if (name == "ll128" || name == "LL128") return Protocol::LL128;
+  if (name == "ll" || name == "LL") return Protocol::LL;
+  return std::nullopt;
+}
+
+Calibration Calibration::pure() { return Calibration{}; }
+
+Calibration Calibration::nccl() {
+  Calibration c;
+  for (int f = 0; f < kFamilies; ++f)
+    for (int p = 0; p < kProtocolCount; ++p) c.table_[std::size_t(f)][std::size_t(p)].bandwidth = kProtocolEfficiency[std::size_t(p)];
+  return c;
+}
+
+Bandwidth Calibration::reduce_rate(GpuModel model) const { return gpu_spec(model).hbm / reduce_traffic; }
+Bandwidth Calibration::codec_rate(GpuModel model) const { return gpu_spec(model).hbm / codec_traffic; }
+
+}  // namespace ringlab::sim

@@ -1,0 +1,94 @@
+// Device and link kinds of the cluster model, their names in scenario files, and the defaults table.
+//
+// Every nominal number (link bandwidth per direction, per-hop latency, per-message software overhead,
+// GPU memory bandwidth) lives in the two tables in kinds.cpp, each with its unit and source. Nothing
+// else in ringlab inlines hardware numbers.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab {
+
+enum class DeviceKind : std::uint8_t {
+  Gpu,
+  Cpu,         ///< host CPU / PCIe root complex
+  PcieSwitch,
+  NvSwitch,
+  Nic,
+  Leaf,        ///< top-of-rack or leaf switch
+  Spine,
+  Core,
+};
+inline constexpr int kDeviceKindCount = 8;
+
+/// True for devices that sit inside a host (GPU, CPU, PCIe switch, NVSwitch, NIC).
+constexpr bool is_host_internal(DeviceKind k) { return k <= DeviceKind::Nic; }
+/// True for fabric switches (leaf/ToR, spine, core).
+constexpr bool is_fabric_switch(DeviceKind k) { return k >= DeviceKind::Leaf; }
+
+enum class LinkKind : std::uint8_t {
+  NvLink1, NvLink2, NvLink3, NvLink4, NvLink5,  ///< per NVLink link; `lanes` = number of bonded links
+  Pcie3, Pcie4, Pcie5, Pcie6,                   ///< per PCIe lane; `lanes` = width (x1..x16)
+  Smp,                                          ///< CPU-to-CPU socket interconnect (UPI/xGMI), per link
+  IbEdr, IbHdr, IbNdr, IbXdr,                   ///< one 4x InfiniBand port; `lanes` = ports bonded
+  Eth10, Eth25, Eth40, Eth100, Eth200, Eth400, Eth800,  ///< one Ethernet port; `lanes` = ports bonded
+  Custom,                                       ///< no defaults: bandwidth and latency must be given
+};
+inline constexpr int kLinkKindCount = 22;
+
+enum class LinkFamily : std::uint8_t { NvLink, Pcie, Smp, InfiniBand, Ethernet, Custom };
+
+/// Transport of a network link. InfiniBand is always RDMA; Ethernet may be RoCE (RDMA) or TCP.
+/// Host-internal links use None.
+enum class Transport : std::uint8_t { None, Rdma, Tcp };
+
+enum class GpuModel : std::uint8_t { Generic, V100, A100, H100, H200, B200 };
+inline constexpr int kGpuModelCount = 6;
+
+/// Defaults for one link kind; all values per direction of a full-duplex link.
+struct LinkDefaults {
+  LinkKind kind;
+  std::string_view name;        ///< name in scenario files, e.g. "nvlink4", "ib_ndr", "eth100"
+  LinkFamily family;
+  Bandwidth per_lane;           ///< per NVLink link / PCIe lane / port, per direction
+  int default_lanes;            ///< lanes when a file gives none (PCIe x16, one NVLink, one port)
+  Duration hop_latency;         ///< latency added per traversal of this link (wire + switch port)
+  Duration rdma_overhead;       ///< per-message software overhead when the transport is RDMA (or None)
+  Duration tcp_overhead;        ///< per-message software overhead over TCP (Ethernet only)
+  std::string_view source;      ///< where the numbers come from
+};
+
+struct GpuSpec {
+  GpuModel model;
+  std::string_view name;        ///< "h100", ...
+  Bandwidth hbm;                ///< peak HBM bandwidth (bytes/s based figure from the datasheet)
+  LinkKind nvlink;              ///< NVLink generation of this GPU
+  int nvlinks;                  ///< NVLink links per GPU
+  std::string_view source;
+};
+
+const LinkDefaults& link_defaults(LinkKind kind);
+const GpuSpec& gpu_spec(GpuModel model);
+LinkFamily link_family(LinkKind kind);
+
+std::string_view to_string(DeviceKind kind);
+std::string_view to_string(LinkKind kind);
+std::string_view to_string(Transport t);
+std::string_view to_string(GpuModel m);
+
+/// Name lookups for scenario files; nullopt when the name is unknown. Device kinds accept "tor" as
+/// an alias of "leaf".
+std::optional<DeviceKind> find_device_kind(std::string_view name);
+std::optional<LinkKind> find_link_kind(std::string_view name);
+std::optional<Transport> find_transport(std::string_view name);
+std::optional<GpuModel> find_gpu_model(std::string_view name);
+
+/// Comma-separated list of the accepted names, for error messages ("expected one of ...").
+std::string device_kind_names();
+std::string link_kind_names();
+std::string gpu_model_names();
+
+}  // namespace ringlab

@@ -1,0 +1,54 @@
+// Router: shortest-path routing with ECMP over a Topology.
+//
+// Paths are shortest in hop count. GPUs never forward traffic, and a path only passes through the
+// internals (CPU, PCIe switch, NVSwitch, NIC) of its source's and destination's hosts, so traffic
+// between two hosts never transits a third. Among equal-cost paths the policy chooses one
+// deterministically: Hash picks each next hop by a hash of (src, dst, flow_key, seed), spreading
+// flows like switch ECMP; First always takes the lowest link id.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ringlab/topology/topology.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab {
+
+enum class EcmpPolicy : std::uint8_t { Hash, First };
+
+struct Route {
+  std::vector<ChannelId> channels;  ///< directed link hops from source to destination
+  Duration latency;                 ///< sum of the links' hop latencies
+  Duration overhead;                ///< per-message software overhead: max over the links
+  Bandwidth bottleneck;             ///< min link bandwidth along the path
+};
+
+class Router {
+ public:
+  /// The topology must outlive the router. Construction is O(devices + links).
+  explicit Router(const Topology& topology, EcmpPolicy policy = EcmpPolicy::Hash, std::uint64_t seed = 0);
+  ~Router();
+  Router(Router&&) noexcept;
+  Router& operator=(Router&&) noexcept;
+
+  /// One shortest path from src to dst chosen by the policy; the same arguments always give the same
+  /// path. Throws std::invalid_argument when dst is unreachable from src or src == dst.
+  Route route(DeviceId src, DeviceId dst, std::uint64_t flow_key = 0) const;
+  /// Hop count of the shortest path, or nullopt when unreachable.
+  std::optional<int> hops(DeviceId src, DeviceId dst) const;
+  /// Number of distinct equal-cost shortest paths (saturates at UINT64_MAX); 0 when unreachable.
+  std::uint64_t path_count(DeviceId src, DeviceId dst) const;
+  /// Up to `limit` equal-cost shortest paths, in a deterministic order.
+  std::vector<Route> all_routes(DeviceId src, DeviceId dst, std::size_t limit = 64) const;
+
+  const Topology& topology() const;
+  EcmpPolicy policy() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ringlab
