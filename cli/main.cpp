@@ -1,3 +1,35 @@
-// ringlab command line (placeholder entry point; subcommands are added in cli/).
+// ringlab: the command line. Subcommands live in topo_command.cpp and simulate_command.cpp.
+// Exit codes: 0 success, 2 bad input (scenario file, option value), 1 internal error.
+#include <exception>
 #include <iostream>
-int main() { std::cout << "ringlab\n"; return 0; }
+
+#include "commands.hpp"
+#include "ringlab/topology/error.hpp"
+
+namespace {
+constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 1;
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringlab: predict, plan and verify gradient synchronisation on GPU clusters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ringlab 0.1.0");
+  ringlab::cli::add_topo_commands(app);
+  ringlab::cli::add_simulate_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  } catch (const ringlab::InputError& e) {
+    for (const ringlab::Problem& p : e.problems()) std::cerr << "ringlab: error: " << p.to_string() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "ringlab: internal error: " << e.what() << '\n';
+    return kExitInternal;
+  }
+  return 0;
+}

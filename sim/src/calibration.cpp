@@ -6,6 +6,10 @@ namespace {
 // Fraction of each protocol's wire bytes that carry payload (NCCL src/device/prims_ll.h: a 16-byte
 // LL line carries 8 data bytes and 8 flag bytes; prims_ll128.h: 120 data bytes per 128-byte line).
 constexpr std::array<double, kProtocolCount> kProtocolEfficiency{1.0, 120.0 / 128.0, 0.5};
+// Sustained memory bandwidth of a two-socket server reducing gradients on all cores: STREAM Triad
+// reaches ~200 GB/s on 2x Xeon Platinum 8380 (8 channels DDR4-3200 per socket, 409.6 GB/s peak;
+// Intel "3rd Gen Xeon Scalable" performance brief, 2021).
+constexpr double kCpuMemoryBandwidthBytesPerSecond = 200e9;
 }  // namespace
 
 std::string_view to_string(Protocol p) {
@@ -35,5 +39,9 @@ Calibration Calibration::nccl() {
 
 Bandwidth Calibration::reduce_rate(GpuModel model) const { return gpu_spec(model).hbm / reduce_traffic; }
 Bandwidth Calibration::codec_rate(GpuModel model) const { return gpu_spec(model).hbm / codec_traffic; }
+Bandwidth Calibration::copy_rate(GpuModel model) const { return gpu_spec(model).hbm / copy_traffic; }
+Bandwidth Calibration::default_cpu_memory_bandwidth() {
+  return Bandwidth::from_bytes_per_second(kCpuMemoryBandwidthBytesPerSecond);
+}
 
 }  // namespace ringlab::sim

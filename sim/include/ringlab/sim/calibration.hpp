@@ -45,6 +45,11 @@ class Calibration {
   double reduce_traffic = 3.0;
   /// HBM bytes moved per byte encoded or decoded (read input, write output).
   double codec_traffic = 2.0;
+  /// Memory bytes moved per byte copied locally (read source, write destination).
+  double copy_traffic = 2.0;
+  /// Sustained memory bandwidth of a host CPU that reduces (parameter server), see
+  /// kCpuMemoryBandwidthBytesPerSecond in calibration.cpp for the source.
+  Bandwidth cpu_memory_bandwidth = default_cpu_memory_bandwidth();
   /// Set false to make local ops free (pure network timing).
   bool model_compute = true;
 
@@ -52,6 +57,11 @@ class Calibration {
   Bandwidth reduce_rate(GpuModel model) const;
   /// Rate at which a GPU of this model encodes or decodes compressed payloads.
   Bandwidth codec_rate(GpuModel model) const;
+  /// Rate of a local copy on a GPU of this model: HBM bandwidth / copy_traffic.
+  Bandwidth copy_rate(GpuModel model) const;
+  /// Rate at which a host CPU reduces: cpu_memory_bandwidth / reduce_traffic.
+  Bandwidth cpu_reduce_rate() const { return cpu_memory_bandwidth / reduce_traffic; }
+  static Bandwidth default_cpu_memory_bandwidth();
 
  private:
   static constexpr int kFamilies = 6;

@@ -1,6 +1,8 @@
 // Simulator: runs a Schedule on a Topology with a flow-level network model and returns a Result.
 //
-// Every Send/Recv pair becomes a flow on the route the topology's Router picks (ECMP by policy).
+// Every Send/Recv pair becomes a flow on the route the topology's Router picks (ECMP by policy), with
+// the transfer's parallel channel index (Op::channel) as the ECMP flow key, so parallel rings or trees
+// between the same two devices may take different equal-cost paths.
 // Flows share each channel (link direction) max-min fairly, recomputed in one batch whenever flows
 // start or finish at the same instant. A message costs: the route's per-message software overhead,
 // then its bytes at the max-min rate, then the route's summed hop latency. Local ops (Reduce, Copy,
@@ -9,6 +11,7 @@
 // topology and options.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "ringlab/sim/calibration.hpp"
@@ -21,10 +24,17 @@ namespace ringlab::sim {
 
 struct SimOptions {
   EcmpPolicy ecmp = EcmpPolicy::Hash;
+  std::uint64_t ecmp_seed = 0;           ///< seed of the Router's ECMP hash
   Calibration calibration = Calibration::pure();
   Protocol protocol = Protocol::Simple;  ///< selects the calibration row; no effect when pure
   bool record_timeline = false;          ///< fill Result::timeline (needed for traces)
   std::size_t bottleneck_count = 5;      ///< how many channels Result::bottlenecks lists
+  /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
+  Bandwidth max_flow_rate;
+  /// Test hook: after every bandwidth reallocation verify that no channel carries more than its
+  /// capacity and that every flow moves; throws std::logic_error on a violation. Costs
+  /// O(channels + hops) per reallocation.
+  bool check_invariants = false;
 };
 
 class Simulator {

@@ -1,0 +1,373 @@
+// `ringlab simulate`: sweep a collective over message sizes on a scenario's cluster and report
+// nccl-tests style (table), JSON or CSV, optionally with a Chrome trace of the largest size.
+//
+// Settings come from the scenario's "simulate" section and are overridden by command-line options;
+// problems in either are reported together as one InputError (file + JSON path, or the option).
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/sim/report.hpp"
+#include "ringlab/sim/simulator.hpp"
+#include "ringlab/sim/trace.hpp"
+#include "ringlab/topology/error.hpp"
+
+namespace ringlab::cli {
+namespace {
+
+using namespace ringlab::sim;
+
+/// Raw settings as strings/numbers: from the scenario's "simulate" section, then the command line.
+struct SimulateSettings {
+  std::string collective = "allreduce";
+  std::string algorithm = "ring";
+  std::string sizes = "1MiB:1GiB:x4";
+  std::string dtype = "float";
+  std::string compression = "none";
+  std::string protocol = "simple";
+  std::string calibration;  // "" = nccl for the nccl algorithm, pure otherwise
+  std::string hierarchy = "leader";
+  std::string inter = "ring";
+  std::string ecmp = "hash";
+  std::string chunk = "0";
+  int channels = 1;
+  int ranks = 0;  // 0 = every GPU
+  int root = 0;
+  std::uint64_t seed = 0;
+  bool no_compute = false;
+};
+
+struct CommandLine {
+  std::string scenario;
+  std::string format = "table";
+  std::string output;
+  std::string trace;
+  bool print_schedule = false;
+  SimulateSettings cli;             // values given on the command line
+  std::vector<std::string> given;   // which of them were given
+};
+
+/// A validated run configuration.
+struct RunPlan {
+  Collective collective = Collective::AllReduce;
+  Algorithm algorithm = Algorithm::Ring;
+  std::vector<Bytes> sizes;
+  Payload payload;
+  Protocol protocol = Protocol::Simple;
+  bool nccl_calibration = false;
+  Hierarchy hierarchy = Hierarchy::Leader;
+  InterAlgorithm inter = InterAlgorithm::Ring;
+  EcmpPolicy ecmp = EcmpPolicy::Hash;
+  Bytes chunk;
+  int channels = 1;
+  int root = 0;
+  std::uint64_t seed = 0;
+  bool model_compute = true;
+  std::vector<DeviceId> ranks;
+};
+
+constexpr std::int64_t kMaxSweepSizes = 64;
+
+// Parses "8:8G:x2" (min:max:xFactor), "1M:64M:+1M" (additive step), "1GiB" or "1MiB,4MiB".
+std::vector<Bytes> parse_sizes(const std::string& text) {
+  std::vector<Bytes> out;
+  if (text.find(',') != std::string::npos) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      out.push_back(parse_bytes(text.substr(start, comma - start), true));
+      start = comma + 1;
+    }
+    return out;
+  }
+  const std::size_t c1 = text.find(':');
+  if (c1 == std::string::npos) return {parse_bytes(text, true)};
+  const std::size_t c2 = text.find(':', c1 + 1);
+  const Bytes lo = parse_bytes(text.substr(0, c1), true);
+  const Bytes hi = parse_bytes(text.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), true);
+  const std::string step = c2 == std::string::npos ? "x2" : text.substr(c2 + 1);
+  if (hi < lo) throw UnitError("the largest size is smaller than the smallest");
+  if (lo.count() <= 0) throw UnitError("sizes must be positive");
+  if (step.empty() || (step[0] != 'x' && step[0] != '+'))
+    throw UnitError("expected a step 'xFACTOR' or '+BYTES' after the second ':', e.g. 8:8G:x2");
+  if (step[0] == 'x') {
+    const long factor = std::stol(step.substr(1));
+    if (factor < 2) throw UnitError("the factor after 'x' must be at least 2");
+    for (Bytes s = lo; s <= hi; s = s * factor) out.push_back(s);
+  } else {
+    const Bytes inc = parse_bytes(step.substr(1), true);
+    if (inc.count() <= 0) throw UnitError("the step after '+' must be positive");
+    for (Bytes s = lo; s <= hi && std::int64_t(out.size()) <= kMaxSweepSizes; s += inc) out.push_back(s);
+  }
+  if (std::int64_t(out.size()) > kMaxSweepSizes)
+    throw UnitError("the sweep has more than " + std::to_string(kMaxSweepSizes) + " sizes");
+  return out;
+}
+
+// Reads the scenario's "simulate" section into `s`, reporting wrong types and unknown keys.
+void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemList& problems) {
+  auto str = [&](const char* key, std::string& into) {
+    if (!section.contains(key)) return;
+    const auto& v = section[key];
+    if (v.is_string()) into = v.get<std::string>();
+    else problems.add(std::string("/simulate/") + key, "expected a string");
+  };
+  auto integer = [&](const char* key, auto& into) {
+    if (!section.contains(key)) return;
+    const auto& v = section[key];
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) into = v.get<std::decay_t<decltype(into)>>();
+    else problems.add(std::string("/simulate/") + key, "expected a non-negative integer");
+  };
+  static const std::vector<std::string> kKeys{"collective", "algorithm", "sizes", "dtype", "compression",
+                                              "protocol", "calibration", "hierarchy", "inter", "ecmp",
+                                              "chunk", "channels", "ranks", "root", "seed", "compute"};
+  for (const auto& [key, value] : section.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      std::string all;
+      for (const std::string& k : kKeys) all += (all.empty() ? "" : ", ") + k;
+      problems.add("/simulate/" + key, "unknown key; expected one of " + all);
+    }
+  }
+  str("collective", s.collective);
+  str("algorithm", s.algorithm);
+  str("sizes", s.sizes);
+  str("dtype", s.dtype);
+  str("compression", s.compression);
+  str("protocol", s.protocol);
+  str("calibration", s.calibration);
+  str("hierarchy", s.hierarchy);
+  str("inter", s.inter);
+  str("ecmp", s.ecmp);
+  str("chunk", s.chunk);
+  integer("channels", s.channels);
+  integer("ranks", s.ranks);
+  integer("root", s.root);
+  integer("seed", s.seed);
+  if (section.contains("compute")) {
+    if (section["compute"].is_boolean()) s.no_compute = !section["compute"].get<bool>();
+    else problems.add("/simulate/compute", "expected true or false");
+  }
+}
+
+// Merges command-line values over the section's values.
+void apply_command_line(const CommandLine& c, SimulateSettings& s) {
+  auto given = [&](const char* name) { return std::find(c.given.begin(), c.given.end(), name) != c.given.end(); };
+  if (given("collective")) s.collective = c.cli.collective;
+  if (given("algo")) s.algorithm = c.cli.algorithm;
+  if (given("sizes")) s.sizes = c.cli.sizes;
+  if (given("dtype")) s.dtype = c.cli.dtype;
+  if (given("compression")) s.compression = c.cli.compression;
+  if (given("protocol")) s.protocol = c.cli.protocol;
+  if (given("calibration")) s.calibration = c.cli.calibration;
+  if (given("hierarchy")) s.hierarchy = c.cli.hierarchy;
+  if (given("inter")) s.inter = c.cli.inter;
+  if (given("ecmp")) s.ecmp = c.cli.ecmp;
+  if (given("chunk")) s.chunk = c.cli.chunk;
+  if (given("channels")) s.channels = c.cli.channels;
+  if (given("ranks")) s.ranks = c.cli.ranks;
+  if (given("root")) s.root = c.cli.root;
+  if (given("seed")) s.seed = c.cli.seed;
+  if (given("no-compute")) s.no_compute = true;
+}
+
+template <typename T, typename F>
+T lookup(const std::string& value, F find, const char* where, const std::string& expected, ProblemList& problems) {
+  if (auto v = find(value)) return *v;
+  problems.add(where, "unknown value '" + value + "'; expected " + expected);
+  return T{};
+}
+
+RunPlan validate(const SimulateSettings& s, const Topology& topology, ProblemList& problems) {
+  RunPlan plan;
+  plan.collective = lookup<Collective>(s.collective, find_collective, "/simulate/collective",
+                                       "allreduce, reducescatter, allgather, broadcast or reduce", problems);
+  plan.algorithm = lookup<Algorithm>(s.algorithm, find_algorithm, "/simulate/algorithm", algorithm_names(), problems);
+  plan.payload.dtype = lookup<DataType>(s.dtype, find_data_type, "/simulate/dtype",
+                                        "float, bf16, half, fp8 or int8", problems);
+  plan.protocol = lookup<Protocol>(s.protocol, find_protocol, "/simulate/protocol", "simple, ll128 or ll", problems);
+  plan.hierarchy = lookup<Hierarchy>(s.hierarchy, find_hierarchy, "/simulate/hierarchy", "leader or rail", problems);
+  plan.inter = lookup<InterAlgorithm>(s.inter, find_inter_algorithm, "/simulate/inter", "ring or tree", problems);
+  if (auto c = parse_compression(s.compression)) plan.payload.compression = *c;
+  else problems.add("/simulate/compression", "unknown value '" + s.compression + "'; expected none, fp8, int8 or topk:RATIO with 0 < RATIO <= 1");
+  if (s.ecmp == "hash") plan.ecmp = EcmpPolicy::Hash;
+  else if (s.ecmp == "first") plan.ecmp = EcmpPolicy::First;
+  else problems.add("/simulate/ecmp", "unknown value '" + s.ecmp + "'; expected hash or first");
+  const std::string calibration = s.calibration.empty() ? (s.algorithm == "nccl" ? "nccl" : "pure") : s.calibration;
+  if (calibration != "pure" && calibration != "nccl")
+    problems.add("/simulate/calibration", "unknown value '" + calibration + "'; expected pure or nccl");
+  plan.nccl_calibration = calibration == "nccl";
+  try {
+    plan.sizes = parse_sizes(s.sizes);
+  } catch (const std::exception& e) {
+    problems.add("/simulate/sizes", std::string(e.what()) + " (format: MIN:MAX:xFACTOR, MIN:MAX:+STEP, SIZE or SIZE,SIZE,...)");
+  }
+  try {
+    plan.chunk = parse_bytes(s.chunk, true);
+  } catch (const std::exception& e) {
+    problems.add("/simulate/chunk", e.what());
+  }
+  if (s.channels < 1 || s.channels > 64) problems.add("/simulate/channels", "expected 1 to 64 channels");
+  plan.channels = s.channels;
+  plan.root = s.root;
+  plan.seed = s.seed;
+  plan.model_compute = !s.no_compute;
+  const std::vector<DeviceId> gpus = topology.gpus();
+  const int want = s.ranks == 0 ? int(gpus.size()) : s.ranks;
+  if (want < 1 || want > int(gpus.size()))
+    problems.add("/simulate/ranks", "expected 1 to " + std::to_string(gpus.size()) + " ranks (the cluster's GPUs)");
+  else plan.ranks.assign(gpus.begin(), gpus.begin() + want);
+  if (plan.root < 0 || plan.root >= std::max(want, 1)) problems.add("/simulate/root", "expected a rank index below the rank count");
+  return plan;
+}
+
+// Rounds a size down to whole elements (at least one), as nccl-tests derives count from size.
+Bytes whole_elements(Bytes size, const Payload& payload) {
+  const std::int64_t e = payload.element_bytes();
+  return Bytes{std::max<std::int64_t>(1, size.count() / e) * e};
+}
+
+std::string nccl_type_name(DataType t) {
+  switch (t) {
+    case DataType::Fp32: return "float";
+    case DataType::Bf16: return "bfloat16";
+    case DataType::Fp16: return "half";
+    case DataType::Fp8: return "fp8_e4m3";
+    case DataType::Int8: return "int8";
+  }
+  return "float";
+}
+
+struct SizeRun {
+  ReportRow row;
+  Schedule schedule;
+};
+
+SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool timeline, const std::string& where) {
+  CollectiveSpec spec;
+  spec.collective = plan.collective;
+  spec.algorithm = plan.algorithm;
+  spec.message = whole_elements(size, plan.payload);
+  spec.payload = plan.payload;
+  spec.channels = plan.channels;
+  spec.chunk = plan.chunk;
+  spec.root = plan.root;
+  spec.hierarchy = plan.hierarchy;
+  spec.inter = plan.inter;
+  SimOptions options;
+  options.ecmp = plan.ecmp;
+  options.ecmp_seed = plan.seed;
+  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  options.calibration.model_compute = plan.model_compute;
+  options.protocol = plan.protocol;
+  options.record_timeline = timeline;
+  int channels = plan.channels;
+  if (plan.algorithm == Algorithm::Nccl) {
+    const NcclChoice choice = nccl_choose(topology, plan.ranks, plan.collective, spec.message);
+    options.protocol = choice.protocol;
+    channels = choice.channels;
+  }
+  std::optional<Schedule> schedule;
+  try {
+    schedule.emplace(build_schedule(topology, plan.ranks, spec));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(where, "/simulate/algorithm", e.what());
+  }
+  Simulator simulator(topology, options);
+  ReportRow row;
+  row.result = simulator.run(*schedule);
+  row.type = nccl_type_name(plan.payload.dtype);
+  row.element_size = int(plan.payload.element_bytes());
+  const bool reduces = plan.collective != Collective::AllGather && plan.collective != Collective::Broadcast;
+  row.redop = reduces ? "sum" : "none";
+  row.root = plan.collective == Collective::Broadcast || plan.collective == Collective::Reduce ? plan.root : -1;
+  row.protocol = std::string(to_string(options.protocol));
+  row.channels = channels;
+  return SizeRun{std::move(row), std::move(*schedule)};
+}
+
+void run_simulate(const CommandLine& c) {
+  const Scenario scenario = load_scenario_or_default(c.scenario);
+  const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
+  SimulateSettings settings;
+  ProblemList problems(where);
+  read_section(scenario.simulate, settings, problems);
+  apply_command_line(c, settings);
+  const RunPlan plan = validate(settings, scenario.cluster, problems);
+  problems.throw_if_any();
+
+  std::vector<ReportRow> rows;
+  std::optional<Schedule> last_schedule;
+  for (std::size_t i = 0; i < plan.sizes.size(); ++i) {
+    const bool last = i + 1 == plan.sizes.size();
+    SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], last && !c.trace.empty(), where);
+    if (c.print_schedule && i == 0) run.schedule.print(std::cout, &scenario.cluster);
+    rows.push_back(std::move(run.row));
+    if (last) last_schedule.emplace(std::move(run.schedule));
+  }
+
+  ReportHeader header;
+  header.scenario = scenario.name.empty() ? where : scenario.name;
+  header.collective = std::string(to_string(plan.collective));
+  header.algorithm = std::string(to_string(plan.algorithm));
+  header.ranks = int(plan.ranks.size());
+  header.calibration = plan.nccl_calibration ? "nccl" : "pure";
+  if (plan.payload.compression.kind != CompressionKind::None)
+    header.notes = "compression " + to_string(plan.payload.compression);
+  write_output(c.output, [&](std::ostream& out) {
+    if (c.format == "json") write_json(out, header, rows, scenario.cluster);
+    else if (c.format == "csv") write_csv(out, rows);
+    else write_table(out, header, rows);
+  });
+  if (!c.trace.empty() && last_schedule)
+    write_output(c.trace, [&](std::ostream& out) {
+      write_chrome_trace(out, *last_schedule, rows.back().result, scenario.cluster);
+    });
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto c = std::make_shared<CommandLine>();
+  CLI::App* sim = app.add_subcommand(
+      "simulate", "Simulate a collective over a sweep of message sizes and report time, algbw and busbw");
+  sim->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
+  auto opt = [&](const char* flags, auto& into, const char* help) {
+    const std::string name = std::string(flags).substr(std::string(flags).rfind('-') + 1);
+    return sim->add_option(flags, into, help)->each([c, name](const std::string&) { c->given.push_back(name); });
+  };
+  opt("-c,--collective", c->cli.collective, "allreduce, reducescatter, allgather, broadcast, reduce");
+  opt("-a,--algo", c->cli.algorithm, "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
+                                     "parameter_server, in_network, nccl");
+  opt("-s,--sizes", c->cli.sizes, "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
+  opt("-d,--dtype", c->cli.dtype, "float, bf16, half, fp8, int8");
+  opt("--compression", c->cli.compression, "none, fp8, int8, topk:RATIO");
+  opt("-p,--protocol", c->cli.protocol, "NCCL protocol for calibration: simple, ll128, ll");
+  opt("--calibration", c->cli.calibration, "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
+  opt("--channels", c->cli.channels, "parallel rings/trees");
+  opt("--chunk", c->cli.chunk, "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
+  opt("--ranks", c->cli.ranks, "use the first N GPUs (default: all)");
+  opt("--root", c->cli.root, "root rank for broadcast/reduce");
+  opt("--hierarchy", c->cli.hierarchy, "hierarchical: leader or rail");
+  opt("--inter", c->cli.inter, "hierarchical: ring or tree between nodes");
+  opt("--ecmp", c->cli.ecmp, "ECMP policy: hash or first");
+  opt("--seed", c->cli.seed, "ECMP hash seed");
+  sim->add_flag("--no-compute", [c](std::int64_t) { c->given.push_back("no-compute"); },
+                "make reductions and codecs free (pure network timing)");
+  sim->add_option("-f,--format", c->format, "table (nccl-tests style), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  sim->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
+  sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");
+  sim->add_flag("--print-schedule", c->print_schedule, "print the compiled schedule of the smallest size first");
+  sim->callback([c] { run_simulate(*c); });
+}
+
+}  // namespace ringlab::cli

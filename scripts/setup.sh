@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what ringlab needs on Debian 12 (as root; uses sudo when not root), then configures and
+# builds it in ./build. Safe to run again: it installs only missing packages and rebuilds
+# incrementally. Environment: BUILD_DIR (default build), CMAKE_ARGS (extra configure flags),
+# JOBS (default: number of cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake ninja-build pkg-config
+          libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build_dir=${BUILD_DIR:-build}
+jobs=${JOBS:-$(nproc)}
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$jobs"

@@ -1,0 +1,128 @@
+// Collective algorithms: compile a collective over a rank order into a Schedule.
+//
+// Every builder works on the same buffer model: each rank holds a buffer of `message` bytes (the size
+// nccl-tests reports; for ReduceScatter/AllGather the whole array, rank r owning block r =
+// [N*r/p, N*(r+1)/p) in whole elements). The buffer is split per channel and then into pieces of at
+// most `chunk` bytes per step. Every op's dependencies are derived from which earlier op last
+// produced the bytes it reads, so phases of composed algorithms overlap exactly as far as the data
+// allows; in addition a connection (sender, receiver, channel) carries one piece at a time in issue
+// order (NCCL's per-peer FIFO). Pieces therefore pipeline along chains and trees
+// ((p-1 + k-1) * (alpha + c/B) for a k-piece chain broadcast), while on a ring, whose every link is
+// busy in every step, chunking only adds one alpha per piece. Building is deterministic and O(ops).
+//
+// Algorithms (name in files and on the command line) and the collectives each supports:
+//   ring              all five. AllReduce = reduce-scatter + allgather around the ring of ranks in
+//                     order (rank i sends to i+1); Broadcast/Reduce are a pipelined chain from/to the
+//                     root (NCCL's ring pattern for them).
+//   tree              AllReduce, Broadcast, Reduce. NCCL's double binary tree (trees.cc
+//                     ncclGetBtree/ncclGetDtree: the second tree mirrored for even p, shifted for odd p),
+//                     built over rank positions; each tree carries half the data; op.channel =
+//                     2*channel + tree. AllReduce reduces up to the root and broadcasts down.
+//   hierarchical      AllReduce. Nodes are the hosts of the ranks' GPUs, in first-seen order; within a
+//                     node ranks keep their order. Leader mode (TensorFlow's HierarchicalCopy): direct
+//                     reduce to the node's first rank, inter-node ring or tree allreduce among leaders,
+//                     direct broadcast back. Rail mode: intra-node ring reduce-scatter, inter-node
+//                     ring or tree allreduce among ranks of the same local position (each over its own
+//                     NIC), intra-node ring allgather; needs the same rank count on every node.
+//   ring2d            AllReduce. Rail mode with inter-node rings: rows = nodes, columns = local index.
+//   halving_doubling  AllReduce, ReduceScatter, AllGather. Rabenseifner's recursive halving
+//                     (reduce-scatter) and doubling (allgather), partner i XOR d. Power-of-two rank
+//                     counts only: other counts are rejected (use ring or tree).
+//   direct            all five. All-to-all reduce-scatter (every rank sends each 1/p block straight to
+//                     its owner) and all-to-all allgather; Broadcast/Reduce are a star from/to the root.
+//   reduce_broadcast  AllReduce, Broadcast, Reduce. Every rank sends its buffer to the root, which
+//                     reduces and sends the result to every rank (TensorFlow ReductionToOneDevice).
+//   parameter_server  AllReduce. The buffer is sharded over the servers; workers push each shard to its
+//                     server, the server reduces (p-1 Reduce ops per piece), workers pull it back.
+//                     Servers: CollectiveSpec::servers, or by default the first CPU of every host that
+//                     holds a rank (one server per worker host, the usual co-located PS layout).
+//   in_network        AllReduce, ReduceScatter, AllGather, Broadcast, Reduce. Ranks send to the nearest
+//                     switch with in_network_reduction (SHARP, or NVLS on an NVSwitch) that all ranks
+//                     reach; it aggregates at line rate (no Reduce op is emitted there) and sends the
+//                     result back. nccl-tests quotes busbw for in-network reduction with (n-1)/(n+1);
+//                     ringlab keeps busbw_factor() unchanged so all algorithms compare on one scale.
+//   nccl              what NCCL would run: nccl_choose() (nccl_tuning.hpp) picks ring, tree or
+//                     in_network, the protocol and the channel count, and the chunk is that protocol's
+//                     step size. The caller sets SimOptions::protocol from nccl_choose().
+//
+// Payload compression (payload.hpp): quantisation works with every algorithm except in_network;
+// top-k works for AllReduce with ring, direct and halving_doubling (allgather of sparse parts).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/sim/payload.hpp"
+#include "ringlab/sim/schedule.hpp"
+#include "ringlab/topology/topology.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab::sim {
+
+enum class Algorithm : std::uint8_t {
+  Ring,
+  Tree,
+  Hierarchical,
+  Ring2D,
+  HalvingDoubling,
+  Direct,
+  ReduceBroadcast,
+  ParameterServer,
+  InNetwork,
+  Nccl,
+};
+inline constexpr int kAlgorithmCount = 10;
+
+/// Hierarchical: how the node level is organised.
+enum class Hierarchy : std::uint8_t { Leader, Rail };
+/// Hierarchical: the algorithm run between nodes.
+enum class InterAlgorithm : std::uint8_t { Ring, Tree };
+
+struct CollectiveSpec {
+  Collective collective = Collective::AllReduce;
+  Algorithm algorithm = Algorithm::Ring;
+  Bytes message;                            ///< per-rank buffer in bytes of `payload.dtype`, a whole number of elements
+  Payload payload;                          ///< element type and compression
+  int channels = 1;                         ///< parallel rings/trees (op.channel; the simulator keys ECMP on it), >= 1
+  Bytes chunk;                              ///< largest piece a step moves per block; 0 = no pipelining (one piece)
+  int root = 0;                             ///< Broadcast/Reduce root, a rank index
+  Hierarchy hierarchy = Hierarchy::Leader;  ///< hierarchical only
+  InterAlgorithm inter = InterAlgorithm::Ring;  ///< hierarchical only
+  std::vector<DeviceId> servers;                ///< parameter_server: PS devices; empty = default
+};
+
+/// Compiles `spec` over `ranks` (rank r runs on GPU ranks[r]; the order is the ring order).
+/// Throws std::invalid_argument with a message naming the algorithm when the algorithm does not
+/// apply: unsupported collective, non-power-of-two p for halving_doubling, no reducing switch for
+/// in_network, unequal node sizes for rail mode, a message that is not a whole number of elements,
+/// ranks that are not distinct devices of `topology`. A single rank gives an empty schedule.
+/// Deterministic: the same inputs give the same schedule.
+Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
+
+/// True when `algorithm` implements `collective` (independent of topology and rank count).
+bool supports(Algorithm algorithm, Collective collective);
+
+std::string_view to_string(Algorithm algorithm);
+std::string_view to_string(Hierarchy hierarchy);
+std::string_view to_string(InterAlgorithm inter);
+/// Names as in the table above; also accepts "rabenseifner", "hd", "ps", "sharp", "nvls",
+/// "2d_ring", "leader", "reduction_to_one_device". nullopt on a miss.
+std::optional<Algorithm> find_algorithm(std::string_view name);
+std::optional<Hierarchy> find_hierarchy(std::string_view name);
+std::optional<InterAlgorithm> find_inter_algorithm(std::string_view name);
+/// Comma-separated list of the algorithm names, for error messages.
+std::string algorithm_names();
+
+/// The nearest switch with in-network reduction that every rank reaches (smallest worst-case hop
+/// count, then smallest total, then lowest id), or nullopt when there is none.
+std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span<const DeviceId> ranks);
+
+/// Default parameter servers: the first CPU (lowest local index) of every host holding a rank, in
+/// first-seen order. Throws std::invalid_argument when such a host has no CPU device.
+std::vector<DeviceId> default_parameter_servers(const Topology& topology, std::span<const DeviceId> ranks);
+
+}  // namespace ringlab::sim

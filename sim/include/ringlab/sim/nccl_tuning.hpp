@@ -1,0 +1,81 @@
+// NCCL's public tuning model (src/graph/tuning.cc): for each algorithm and protocol a latency
+// (base + per-hop hardware latency) and a bus bandwidth (channels x per-channel bandwidth, with the
+// model's per-protocol refinements), predicted time = latency + bytes / bandwidth, and the cheapest
+// enabled pair wins. ringlab uses it two ways: `nccl` as an algorithm (build the schedule NCCL would
+// run, with that protocol's chunk) and as a closed-form reference next to the simulation.
+//
+// The constants are NCCL 2.19's (tables in nccl_tuning.cpp, each cited). What NCCL learns from its
+// topology search (per-channel bandwidth, channel count, path types) ringlab derives from the
+// Topology in nccl_model(); that step is an approximation and is documented there.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ringlab/sim/calibration.hpp"
+#include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/schedule.hpp"
+#include "ringlab/topology/kinds.hpp"
+#include "ringlab/topology/topology.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab::sim {
+
+/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain and NVLSTree are not
+/// modelled).
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls };
+inline constexpr int kNcclAlgorithmCount = 4;
+std::string_view to_string(NcclAlgorithm a);
+
+/// The cluster as NCCL's tuning model sees it.
+struct NcclModel {
+  int ranks = 1;
+  int nodes = 1;                     ///< distinct hosts among the ranks
+  int channels = 1;                  ///< NCCL channels (nChannels)
+  bool nvlink = false;               ///< every rank's GPU has NVLink (intra hw NVLINK, else PCI)
+  bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
+  bool collnet = false;              ///< a fabric switch that reduces (InfiniBand SHARP) and > 1 node
+  GpuModel gpu = GpuModel::Generic;  ///< oldest GPU among the ranks (NCCL's minCompCap)
+  Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
+  Bandwidth inter;                   ///< per-GPU share of its host's network bandwidth (0 single node)
+};
+
+/// One (algorithm, protocol) row of NCCL's table for a collective and size.
+struct NcclEstimate {
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  Duration latency;     ///< comm->latencies[coll][a][p] after the size-dependent adjustments
+  Bandwidth bandwidth;  ///< comm->bandwidths[coll][a][p] (algorithm bandwidth) after corrections
+  Duration time;        ///< latency + bytes / bandwidth
+};
+
+struct NcclChoice {
+  Algorithm algorithm = Algorithm::Ring;  ///< ring, tree or in_network (for CollNet and NVLS)
+  NcclAlgorithm nccl_algorithm = NcclAlgorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int channels = 1;
+  Bytes chunk;            ///< the protocol's step size: the schedule's piece size
+  Duration predicted;     ///< NCCL's model time for the whole collective
+  Duration latency;       ///< the model's latency term
+  Duration step_latency;  ///< hwLat of the chosen pair on the hops it crosses (NET when multi-node)
+  Bandwidth bandwidth;    ///< the model's algorithm bandwidth
+  std::string name;       ///< "ring/ll128"
+};
+
+/// Summarises the topology for the model. Approximations (NCCL measures these in its search):
+/// intra = sum of a GPU's NVLink bandwidth, or its PCIe link; inter = bandwidth leaving the host
+/// divided by the host's ranks; channels = per-GPU bottleneck bandwidth / the per-channel cap of the
+/// GPU generation, rounded up, clamped to [2, 32]. Precondition: ranks are distinct GPUs.
+NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks);
+
+/// Every enabled (algorithm, protocol) pair for `collective` on `message` bytes, in NCCL's table
+/// order (algorithm, then LL, LL128, Simple). Empty for a single rank.
+std::vector<NcclEstimate> nccl_estimates(const NcclModel& model, Collective collective, Bytes message);
+
+/// The pair NCCL's model predicts fastest (ties: table order). A single rank gives ring/simple, 0.
+NcclChoice nccl_choose(const NcclModel& model, Collective collective, Bytes message);
+NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective, Bytes message);
+
+}  // namespace ringlab::sim

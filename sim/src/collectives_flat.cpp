@@ -1,0 +1,141 @@
+// Flat collective algorithms, where every rank is a peer: ring, double binary tree, recursive
+// halving-doubling, direct (all-to-all), reduce-broadcast, and the top-k sparse allreduce that
+// rides on the allgather of ring, direct or halving-doubling.
+#include <stdexcept>
+
+#include "collectives_builder.hpp"
+
+namespace ringlab::sim::detail {
+namespace {
+
+Range whole_buffer(const CollectiveSpec& spec) { return Range{Bytes{}, spec.message}; }
+int rank_count(const Group& ranks) { return int(ranks.size()); }
+
+}  // namespace
+
+void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+  const Range whole = whole_buffer(spec);
+  const int p = rank_count(ranks);
+  switch (spec.collective) {
+    case Collective::AllReduce: {
+      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0);
+      ring_allgather(b, ranks, units, steps);
+      return;
+    }
+    case Collective::ReduceScatter:
+      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      return;
+    case Collective::AllGather:
+      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      return;
+    case Collective::Broadcast:
+      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      return;
+    case Collective::Reduce:
+      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      return;
+  }
+}
+
+void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+  const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
+  switch (spec.collective) {
+    case Collective::AllReduce: tree_allreduce(b, ranks, pieces, 0); return;
+    case Collective::Broadcast: tree_broadcast(b, ranks, spec.root, pieces, 0); return;
+    case Collective::Reduce: tree_reduce(b, ranks, spec.root, pieces, 0); return;
+    case Collective::ReduceScatter:
+    case Collective::AllGather: break;
+  }
+  throw std::logic_error("tree: unsupported collective reached the builder");
+}
+
+void build_halving_doubling(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+  const Range whole = whole_buffer(spec);
+  const int p = rank_count(ranks);
+  switch (spec.collective) {
+    case Collective::AllReduce: {
+      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const std::uint32_t steps = hd_reduce_scatter(b, ranks, units, 0);
+      hd_allgather(b, ranks, units, steps);
+      return;
+    }
+    case Collective::ReduceScatter:
+      hd_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      return;
+    case Collective::AllGather:
+      hd_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      return;
+    case Collective::Broadcast:
+    case Collective::Reduce: break;
+  }
+  throw std::logic_error("halving_doubling: unsupported collective reached the builder");
+}
+
+void build_direct(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+  const Range whole = whole_buffer(spec);
+  const int p = rank_count(ranks);
+  switch (spec.collective) {
+    case Collective::AllReduce: {
+      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const std::uint32_t steps = direct_reduce_scatter(b, ranks, units, 0);
+      direct_allgather(b, ranks, units, steps);
+      return;
+    }
+    case Collective::ReduceScatter:
+      direct_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()),
+                            0);
+      return;
+    case Collective::AllGather:
+      direct_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      return;
+    case Collective::Broadcast:
+      star_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      return;
+    case Collective::Reduce:
+      star_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      return;
+  }
+}
+
+void build_reduce_broadcast(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+  const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
+  switch (spec.collective) {
+    case Collective::AllReduce: {
+      const std::uint32_t steps = star_reduce(b, ranks, spec.root, pieces, 0);
+      star_broadcast(b, ranks, spec.root, pieces, steps);
+      return;
+    }
+    case Collective::Broadcast: star_broadcast(b, ranks, spec.root, pieces, 0); return;
+    case Collective::Reduce: star_reduce(b, ranks, spec.root, pieces, 0); return;
+    case Collective::ReduceScatter:
+    case Collective::AllGather: break;
+  }
+  throw std::logic_error("reduce_broadcast: unsupported collective reached the builder");
+}
+
+void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec& spec, Algorithm algorithm) {
+  const int p = rank_count(ranks);
+  const Bytes part_bytes = b.payload().sparse_bytes(spec.message);
+  const std::int64_t pair_bytes = b.elem() + kTopKIndexBytes;  // one (value, index) pair
+  b.set_sparse_part(part_bytes);
+  for (int r = 0; r < p; ++r) {
+    // Top-k selection reads the dense gradient and writes this rank's sparse part.
+    const OpId encode = b.schedule().add_local(OpKind::Encode, ranks[std::size_t(r)], Bytes{}, spec.message, {});
+    b.wrote_wire(ranks[std::size_t(r)], b.sparse_slot(r), encode);
+    // The rank's own part is scatter-added like every received one.
+    const std::vector<OpId> deps{encode};
+    b.schedule().add_local(OpKind::Decode, ranks[std::size_t(r)], b.sparse_slot(r).offset, part_bytes, deps);
+  }
+  const Range slots{Bytes{}, part_bytes * p};
+  const auto units = split_units(slots, p, spec.channels, spec.chunk, Layout::OwnerMajor, pair_bytes);
+  switch (algorithm) {
+    case Algorithm::Ring: ring_allgather(b, ranks, units, 0); return;
+    case Algorithm::Direct: direct_allgather(b, ranks, units, 0); return;
+    case Algorithm::HalvingDoubling: hd_allgather(b, ranks, units, 0); return;
+    default: break;
+  }
+  throw std::logic_error("sparse allreduce: unsupported algorithm reached the builder");
+}
+
+}  // namespace ringlab::sim::detail

@@ -1,0 +1,273 @@
+// FlowNetwork: max-min fair sharing by progressive filling over the touched components
+// (see flow_network.hpp for the model and its guarantees).
+#include "flow_network.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace ringlab::sim::detail {
+namespace {
+// A completion time computed as remaining / rate carries a relative rounding error of a few ulps;
+// quotients within this relative distance above an integer count as that integer, so that e.g.
+// 4 MiB at exactly 12.5 GB/s finishes at 335544320 ps and not one picosecond later.
+constexpr double kRelativeTimeTolerance = 1e-12;
+
+struct ShareAfter {
+  template <class S>
+  bool operator()(const S& a, const S& b) const {
+    return a.share > b.share || (a.share == b.share && a.key > b.key);
+  }
+};
+}  // namespace
+
+FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
+    : capacity_(std::move(capacity_bytes_per_ps)),
+      channel_hops_(capacity_.size()),
+      channel_bytes_(capacity_.size(), 0.0),
+      busy_since_(capacity_.size(), 0),
+      busy_total_(capacity_.size(), 0),
+      channel_visit_(capacity_.size(), 0),
+      channel_touched_(capacity_.size(), 0),
+      channel_round_(capacity_.size(), 0),
+      residual_(capacity_.size(), 0.0),
+      unfrozen_(capacity_.size(), 0) {
+  for ([[maybe_unused]] double c : capacity_) assert(c > 0 && "channel capacity must be positive");
+}
+
+RouteId FlowNetwork::add_route(std::span<const ChannelId> channels) {
+  assert(!channels.empty());
+  const RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size())};
+  for ([[maybe_unused]] ChannelId c : channels) assert(c < capacity_.size());
+  route_channels_.insert(route_channels_.end(), channels.begin(), channels.end());
+  routes_.push_back(span);
+  return RouteId(routes_.size() - 1);
+}
+
+std::span<const ChannelId> FlowNetwork::route(RouteId id) const {
+  const RouteSpan span = routes_[id];
+  return std::span<const ChannelId>(route_channels_).subspan(span.begin, span.length);
+}
+
+std::uint32_t FlowNetwork::allocate_hops(std::uint32_t count) {
+  if (count < free_hops_.size() && !free_hops_[count].empty()) {
+    const std::uint32_t begin = free_hops_[count].back();
+    free_hops_[count].pop_back();
+    return begin;
+  }
+  const auto begin = std::uint32_t(hops_.size());
+  hops_.resize(hops_.size() + count);
+  return begin;
+}
+
+void FlowNetwork::touch(ChannelId c) {
+  if (channel_touched_[c] == touch_epoch_) return;
+  channel_touched_[c] = touch_epoch_;
+  touched_channels_.push_back(c);
+}
+
+FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double rate_cap) {
+  assert(bytes > 0 && rate_cap > 0);
+  FlowId id;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    id = FlowId(flows_.size());
+    flows_.emplace_back();
+  }
+  const std::span<const ChannelId> channels = route(route_id);
+  const auto count = std::uint32_t(channels.size());
+  const std::uint32_t begin = allocate_hops(count);
+  Flow& flow = flows_[id];
+  flow = Flow{};
+  flow.route = route_id;
+  flow.hop_begin = begin;
+  flow.hop_count = count;
+  flow.visit = epoch_;
+  flow.active = true;
+  flow.rate_cap = rate_cap;
+  flow.remaining = bytes;
+  flow.settled = now.picoseconds();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const ChannelId c = channels[i];
+    std::vector<std::uint32_t>& list = channel_hops_[c];
+    hops_[begin + i] = Hop{c, id, std::uint32_t(list.size())};
+    list.push_back(begin + i);
+    if (list.size() == 1) busy_since_[c] = now.picoseconds();
+    channel_bytes_[c] += bytes;
+    touch(c);
+  }
+  ++active_;
+  return id;
+}
+
+void FlowNetwork::finish(FlowId id, Duration now) {
+  Flow& flow = flows_[id];
+  assert(flow.active);
+  for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h) {
+    const Hop hop = hops_[h];
+    std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
+    list[hop.slot] = list.back();
+    hops_[list[hop.slot]].slot = hop.slot;
+    list.pop_back();
+    if (list.empty()) busy_total_[hop.channel] += now.picoseconds() - busy_since_[hop.channel];
+    touch(hop.channel);
+  }
+  if (flow.hop_count >= free_hops_.size()) free_hops_.resize(flow.hop_count + 1);
+  free_hops_[flow.hop_count].push_back(flow.hop_begin);
+  flow.active = false;
+  flow.rate = 0;
+  free_flows_.push_back(id);
+  --active_;
+}
+
+void FlowNetwork::collect_component(ChannelId seed) {
+  std::size_t next = component_channels_.size();
+  channel_visit_[seed] = epoch_;
+  component_channels_.push_back(seed);
+  while (next < component_channels_.size()) {
+    const ChannelId c = component_channels_[next++];
+    for (std::uint32_t h : channel_hops_[c]) {
+      const FlowId f = hops_[h].flow;
+      Flow& flow = flows_[f];
+      if (flow.visit == epoch_) continue;
+      flow.visit = epoch_;
+      component_flows_.push_back(f);
+      for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
+        const ChannelId other = hops_[k].channel;
+        if (channel_visit_[other] == epoch_) continue;
+        channel_visit_[other] = epoch_;
+        component_channels_.push_back(other);
+      }
+    }
+  }
+}
+
+void FlowNetwork::freeze(FlowId f, double rate) {
+  Flow& flow = flows_[f];
+  flow.frozen = true;
+  flow.new_rate = rate;
+  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
+    const ChannelId c = hops_[k].channel;
+    // Clamp: the last flow leaving a channel may subtract a few ulps more than was left.
+    residual_[c] = std::max(0.0, residual_[c] - rate);
+    --unfrozen_[c];
+    if (unfrozen_[c] == 0 || channel_round_[c] == round_) continue;
+    channel_round_[c] = round_;
+    reshare_.push_back(c);
+  }
+}
+
+void FlowNetwork::fill_component() {
+  if (component_flows_.size() == 1) {  // alone on its channels (the common case in rings)
+    Flow& flow = flows_[component_flows_.front()];
+    double rate = flow.rate_cap;
+    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
+      rate = std::min(rate, capacity_[hops_[k].channel]);
+    flow.new_rate = rate;
+    return;
+  }
+  heap_.clear();
+  for (ChannelId c : component_channels_) {
+    residual_[c] = capacity_[c];
+    unfrozen_[c] = std::uint32_t(channel_hops_[c].size());
+    if (unfrozen_[c] > 0) heap_.push_back(Share{residual_[c] / unfrozen_[c], c});
+  }
+  for (FlowId f : component_flows_) {
+    flows_[f].frozen = false;
+    if (std::isfinite(flows_[f].rate_cap)) heap_.push_back(Share{flows_[f].rate_cap, kCapKey | f});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), ShareAfter{});
+  std::size_t unfrozen_flows = component_flows_.size();
+  while (unfrozen_flows > 0 && !heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), ShareAfter{});
+    const Share top = heap_.back();
+    heap_.pop_back();
+    ++round_;
+    reshare_.clear();
+    if (top.key & kCapKey) {
+      const FlowId f = top.key & ~kCapKey;
+      if (flows_[f].frozen) continue;
+      freeze(f, top.share);
+      --unfrozen_flows;
+    } else {
+      const ChannelId c = top.key;
+      if (unfrozen_[c] == 0) continue;
+      // Shares only grow as flows freeze, so an entry that no longer matches is stale; the current
+      // value was pushed when it changed.
+      const double share = residual_[c] / unfrozen_[c];
+      if (share != top.share) continue;
+      channel_round_[c] = round_;  // every flow on c freezes now; no need to re-push it
+      for (std::uint32_t h : channel_hops_[c]) {
+        const FlowId f = hops_[h].flow;
+        if (flows_[f].frozen) continue;
+        freeze(f, share);
+        --unfrozen_flows;
+      }
+    }
+    for (ChannelId c : reshare_) {
+      if (unfrozen_[c] == 0) continue;  // emptied later in the same round
+      heap_.push_back(Share{residual_[c] / unfrozen_[c], c});
+      std::push_heap(heap_.begin(), heap_.end(), ShareAfter{});
+    }
+  }
+  assert(unfrozen_flows == 0);
+}
+
+void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
+  if (touched_channels_.empty()) return;
+  ++epoch_;
+  component_channels_.clear();
+  component_flows_.clear();
+  for (ChannelId seed : touched_channels_)
+    if (channel_visit_[seed] != epoch_) collect_component(seed);
+  touched_channels_.clear();
+  ++touch_epoch_;
+  if (component_flows_.empty()) return;  // only departures that left their channels idle
+  ++reallocations_;
+  fill_component();
+  for (FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    if (flow.new_rate == flow.rate) continue;
+    flow.remaining = remaining(f, now);
+    flow.settled = now.picoseconds();
+    flow.rate = flow.new_rate;
+    changed.push_back(f);
+  }
+  if (observer_) observer_(*this, now);
+}
+
+double FlowNetwork::remaining(FlowId id, Duration now) const {
+  const Flow& flow = flows_[id];
+  const double left = flow.remaining - flow.rate * double(now.picoseconds() - flow.settled);
+  return left > 0 ? left : 0.0;
+}
+
+Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
+  const double left = remaining(id, now);
+  if (left <= kResidueBytes) return now;
+  assert(flows_[id].rate > 0);
+  const double ticks = left / flows_[id].rate;
+  return now + Duration{std::int64_t(std::ceil(ticks * (1.0 - kRelativeTimeTolerance)))};
+}
+
+double FlowNetwork::load(ChannelId c) const {
+  double sum = 0;
+  for (std::uint32_t h : channel_hops_[c]) sum += flows_[hops_[h].flow].rate;
+  return sum;
+}
+
+std::optional<ChannelId> FlowNetwork::find_overloaded(double relative_tolerance) const {
+  for (ChannelId c = 0; c < capacity_.size(); ++c)
+    if (load(c) > capacity_[c] * (1.0 + relative_tolerance)) return c;
+  return std::nullopt;
+}
+
+Duration FlowNetwork::channel_busy(ChannelId c, Duration now) const {
+  std::int64_t busy = busy_total_[c];
+  if (!channel_hops_[c].empty()) busy += now.picoseconds() - busy_since_[c];
+  return Duration{busy};
+}
+
+}  // namespace ringlab::sim::detail

@@ -1,0 +1,164 @@
+// FlowNetwork: flows on directed channels sharing bandwidth max-min fairly (private to ringlab_sim).
+//
+// Channels are link directions with a capacity in bytes per picosecond. A flow moves a number of
+// bytes along a route (a list of channels) at a rate that the network assigns by progressive
+// filling: repeatedly find the channel (or per-flow rate cap) with the smallest fair share, freeze
+// its unfrozen flows at that share, and subtract it from every channel they cross. The allocation is
+// exact and unique.
+//
+// Changes are batched: start()/finish() only record which channels were touched; reallocate() then
+// recomputes, in one pass, the connected components (flows linked by shared channels) that contain a
+// touched channel. Max-min allocations decompose over those components, so the incremental update
+// is exact, and in a ring each flow's component is a handful of channels. Flows whose rate did not
+// change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
+// completions of the flows reallocate() reports as changed.
+//
+// Storage is contiguous and recycled (flow slots, hop ranges, per-channel hop lists), so a run
+// allocates only while it grows to its peak number of concurrent flows. Deterministic: the same
+// sequence of calls yields bit-identical rates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ringlab/topology/topology.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab::sim::detail {
+
+using FlowId = std::uint32_t;
+using RouteId = std::uint32_t;
+inline constexpr double kUnlimitedRate = std::numeric_limits<double>::infinity();
+
+class FlowNetwork {
+ public:
+  /// One capacity per channel, in bytes per picosecond; each must be > 0.
+  explicit FlowNetwork(std::vector<double> capacity_bytes_per_ps);
+
+  std::size_t channel_count() const { return capacity_.size(); }
+  double capacity(ChannelId c) const { return capacity_[c]; }
+
+  /// Stores a route (non-empty list of channels); flows refer to it by id. Routes live as long as
+  /// the network.
+  RouteId add_route(std::span<const ChannelId> channels);
+  std::span<const ChannelId> route(RouteId id) const;
+
+  /// Starts a flow of `bytes` (> 0) on `route` at time `now`, optionally capped at `rate_cap` bytes
+  /// per picosecond. Its rate is 0 until the next reallocate().
+  FlowId start(RouteId route, double bytes, Duration now, double rate_cap = kUnlimitedRate);
+  /// Removes a flow at time `now` (normally when it completes). Its id may be reused.
+  void finish(FlowId flow, Duration now);
+
+  /// True when flows started or finished since the last reallocate().
+  bool dirty() const { return !touched_channels_.empty(); }
+  /// Recomputes the max-min rates of every component that contains a channel touched since the last
+  /// call, at time `now`. Appends to `changed`, in a deterministic order, each flow whose rate
+  /// changed (every newly started flow among them); the progress of those flows is settled at `now`.
+  /// Counts one reallocation when a touched component still has flows.
+  void reallocate(Duration now, std::vector<FlowId>& changed);
+
+  bool is_active(FlowId flow) const { return flow < flows_.size() && flows_[flow].active; }
+  /// Current rate in bytes per picosecond.
+  double rate(FlowId flow) const { return flows_[flow].rate; }
+  /// Bytes still to move at time `now` (>= 0).
+  double remaining(FlowId flow, Duration now) const;
+  /// Completion time at the current rate: now + ceil(remaining / rate), where a residue below
+  /// kResidueBytes counts as done (returns now). Precondition: rate > 0.
+  Duration finish_time(FlowId flow, Duration now) const;
+  RouteId flow_route(FlowId flow) const { return flows_[flow].route; }
+  std::size_t active_flows() const { return active_; }
+
+  /// Sum of the rates of the flows on a channel (bytes per picosecond). O(flows on the channel).
+  double load(ChannelId c) const;
+  /// Flows on a channel, in no particular order.
+  std::size_t flow_count(ChannelId c) const { return channel_hops_[c].size(); }
+  /// A channel whose load exceeds its capacity by more than `relative_tolerance`, if any.
+  std::optional<ChannelId> find_overloaded(double relative_tolerance) const;
+
+  /// Statistics: bytes of every flow started on the channel, and time it carried at least one flow
+  /// (up to `now` for channels still busy).
+  double channel_bytes(ChannelId c) const { return channel_bytes_[c]; }
+  Duration channel_busy(ChannelId c, Duration now) const;
+  std::uint64_t reallocations() const { return reallocations_; }
+
+  /// Test hook, called at the end of every reallocate() that recomputed rates. Not for per-event use.
+  void set_observer(std::function<void(const FlowNetwork&, Duration)> observer) { observer_ = std::move(observer); }
+
+  /// Residual bytes treated as "done" when computing completion times.
+  static constexpr double kResidueBytes = 1e-3;
+
+ private:
+  struct Flow {
+    RouteId route = 0;
+    std::uint32_t hop_begin = 0;   ///< first of this flow's entries in hops_
+    std::uint32_t hop_count = 0;
+    std::uint32_t visit = 0;       ///< epoch of the last reallocate() that reached it
+    bool active = false;
+    bool frozen = false;           ///< progressive filling: rate fixed in the current pass
+    double rate = 0;               ///< bytes per picosecond
+    double rate_cap = kUnlimitedRate;
+    double remaining = 0;          ///< bytes left at time `settled`
+    std::int64_t settled = 0;      ///< picoseconds
+    double new_rate = 0;           ///< scratch for reallocate()
+  };
+  /// One hop of one active flow; a channel's list points at these, and `slot` is the position in it.
+  struct Hop {
+    ChannelId channel = 0;
+    FlowId flow = 0;
+    std::uint32_t slot = 0;
+  };
+  struct RouteSpan {
+    std::uint32_t begin = 0;
+    std::uint32_t length = 0;
+  };
+  struct Share {
+    double share;
+    std::uint32_t key;  ///< channel id, or kCapKey | flow id for a per-flow cap
+  };
+  static constexpr std::uint32_t kCapKey = 0x80000000U;
+
+  std::uint32_t allocate_hops(std::uint32_t count);
+  void collect_component(ChannelId seed);
+  void fill_component();
+  void freeze(FlowId flow, double rate);
+  void touch(ChannelId c);
+
+  // Channels.
+  std::vector<double> capacity_;
+  std::vector<std::vector<std::uint32_t>> channel_hops_;  ///< indices into hops_
+  std::vector<double> channel_bytes_;
+  std::vector<std::int64_t> busy_since_;
+  std::vector<std::int64_t> busy_total_;
+  std::vector<std::uint32_t> channel_visit_;    ///< epoch marks for component search
+  std::vector<std::uint32_t> channel_touched_;  ///< touch_epoch_ marks for the touched set
+  std::vector<std::uint32_t> channel_round_;    ///< round marks: share already re-pushed this round
+  std::vector<double> residual_;                ///< progressive filling scratch
+  std::vector<std::uint32_t> unfrozen_;
+
+  // Routes, flows, hops.
+  std::vector<ChannelId> route_channels_;
+  std::vector<RouteSpan> routes_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<Hop> hops_;
+  std::vector<std::vector<std::uint32_t>> free_hops_;  ///< free hop ranges by length
+  std::size_t active_ = 0;
+
+  // Reallocation scratch, reused across calls.
+  std::uint32_t epoch_ = 0;
+  std::uint32_t touch_epoch_ = 1;
+  std::uint32_t round_ = 0;
+  std::vector<ChannelId> touched_channels_;
+  std::vector<ChannelId> component_channels_;
+  std::vector<FlowId> component_flows_;
+  std::vector<ChannelId> reshare_;
+  std::vector<Share> heap_;
+  std::uint64_t reallocations_ = 0;
+  std::function<void(const FlowNetwork&, Duration)> observer_;
+};
+
+}  // namespace ringlab::sim::detail

@@ -1,0 +1,374 @@
+// NCCL's tuning model (ncclTopoTuneModel + ncclTopoGetAlgoTime in src/graph/tuning.cc), with its
+// constant tables. Tables are indexed the way NCCL indexes them: protocol LL, LL128, Simple.
+//
+// Provenance: every table below is NCCL src/graph/tuning.cc (v2.19), checked against a public copy
+// of that file from the 2.19/2.20 series; latencies are microseconds, bandwidths GB/s (1e9 B/s).
+// Where ringlab has to stand in for something NCCL measures at init (CPU vendor, path types,
+// per-channel bandwidth from the topology search), the stand-in is named next to its use.
+#include "ringlab/sim/nccl_tuning.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+namespace ringlab::sim {
+namespace {
+
+constexpr int kLL = 0;
+constexpr int kLL128 = 1;
+constexpr int kSimple = 2;
+constexpr int kNcclProtocols = 3;
+
+int nccl_protocol(Protocol p) {
+  switch (p) {
+    case Protocol::LL: return kLL;
+    case Protocol::LL128: return kLL128;
+    case Protocol::Simple: return kSimple;
+  }
+  return kSimple;
+}
+constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
+
+using ProtoRow = std::array<double, kNcclProtocols>;
+using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS
+
+// baseLat [algorithm][protocol], microseconds. NCCL src/graph/tuning.cc (v2.19) `baseLat`.
+constexpr AlgoTable kBaseLatencyUs{{
+    {6.8, 14.0, 0.0},  // Tree
+    {6.6, 14.0, 8.4},  // Ring
+    {0.0, 0.0, 0.0},   // CollNetDirect
+    {0.0, 0.0, 0.0},   // NVLS
+}};
+
+// hwLat [hardware][algorithm][protocol], microseconds per hop. NCCL src/graph/tuning.cc (v2.19)
+// `hwLat` (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET).
+enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
+constexpr std::array<AlgoTable, 3> kHwLatencyUs{{
+    {{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}}},   // NVLink
+    {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},     // PCI
+    {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}},  // NET
+}};
+
+// GPU generation rows (VOLTA/AMPERE/HOPPER_COMPCAP_IDX) x node-count columns (N1, N2, N4+), GB/s.
+using GenTable = std::array<std::array<double, 3>, 3>;
+enum Gen { kVolta = 0, kAmpere = 1, kHopper = 2 };
+// llMaxBws: LL bandwidth cap. For multi-node NCCL picks the row by CPU vendor (Intel 0, AMD 1);
+// ringlab assumes Intel (row 0) there. NCCL src/graph/tuning.cc (v2.19).
+constexpr GenTable kLLMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}}};
+// perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: per-channel caps, GB/s (v2.19).
+constexpr GenTable kRingLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}}};
+constexpr GenTable kTreeLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}}};
+constexpr GenTable kTreeMaxBwPerChannel{{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}}};
+
+// treeCorrectionFactor [protocol][log2(bytes/64)], sizes 64 B .. 256 MiB. NCCL src/graph/tuning.cc (v2.19).
+constexpr int kTreeCorrectionSizes = 23;
+constexpr std::array<std::array<double, kTreeCorrectionSizes>, kNcclProtocols> kTreeCorrection{{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+}};
+
+// Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.19), dimensionless unless noted.
+constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel (AMD is 2.0); ringlab assumes Intel
+constexpr double kSimpleNetOverheadFactor = 3;       // Simple protocol pays the net overhead three times
+constexpr double kRingLLShareMultiNode = 1.0 / 4.0;  // ring LL busBw factor (multi-node, AllReduce, Reduce)
+constexpr double kRingLLShareOther = 1.0 / 3.0;      // ring LL busBw factor otherwise
+constexpr double kRingLL128Efficiency = 0.92;        // ring LL128 (~120/128) when ppn >= 2
+constexpr double kRingLL128EfficiencyOnePpn = 0.7;   // ring LL128 when ppn < 2
+constexpr double kTreeEfficiency = 0.92;             // tree busBw factor
+constexpr double kTreeLLShare = 1.0 / 3.8;           // tree LL
+constexpr double kTreeLL128SingleNode = 7.0 / 9.0;   // tree LL128, one node
+constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several nodes
+constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
+constexpr double kNvlsAlgoRatio = 5.0 / 6.0;           // NVLS busBw -> algBw
+constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
+constexpr double kCollNetArityLatencyUs = 0.4;         // CollNetDirect arity serialisation per local rank
+constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
+constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
+constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank before the plateau applies
+
+// Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
+// bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
+// NCCL's limits (MAXCHANNELS 32 in src/include/device.h; NCCL keeps at least 2 rings).
+constexpr int kMinChannels = 2;
+constexpr int kMaxChannels = 32;
+
+// Step sizes: the bytes one protocol step carries, ringlab's schedule piece ("chunk") per protocol.
+// From NCCL src/include/device.h (v2.19) defaults: NCCL_STEPS 8; Simple: NCCL_BUFFSIZE 4 MiB / 8;
+// LL128: 120 elems/thread x 640 threads x 8 B per step, 15 of 16 words data; LL: 8 lines/thread x
+// 512 threads x 16 B per step, half of each line data. Approximate: NCCL also slices and scales
+// chunks by thread count and channel.
+constexpr std::array<Bytes, kNcclProtocols> kStepBytes{
+    Bytes{8 * 512 * 16 / 2},         // LL: 32 KiB of data
+    Bytes{120 * 640 * 8 * 15 / 16},  // LL128: 576000 B of data
+    Bytes{(4 << 20) / 8},            // Simple: 512 KiB
+};
+
+constexpr std::array<std::string_view, kNcclAlgorithmCount> kNcclAlgorithmNames{"tree", "ring", "collnet_direct",
+                                                                                "nvls"};
+
+int generation(GpuModel gpu) {
+  switch (gpu) {
+    case GpuModel::V100: return kVolta;
+    case GpuModel::A100: return kAmpere;
+    case GpuModel::H100:
+    case GpuModel::H200: return kHopper;
+    case GpuModel::B200: return kHopper;     // v2.19 predates Blackwell: Hopper rows stand in
+    case GpuModel::Generic: return kAmpere;  // unnamed GPUs: Ampere rows
+  }
+  return kAmpere;
+}
+
+/// Compute capability >= 8.0 (NCCL's minCompCap checks).
+bool ampere_or_newer(GpuModel gpu) { return gpu != GpuModel::V100; }
+
+/// NCCL enables LL128 by default only on NVLink systems of compute capability 7.0, 8.0 or 9.0.
+bool ll128_enabled(const NcclModel& m) {
+  const bool known =
+      m.gpu == GpuModel::V100 || m.gpu == GpuModel::A100 || m.gpu == GpuModel::H100 || m.gpu == GpuModel::H200;
+  return m.nvlink && known;
+}
+
+int log2i(std::int64_t n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+double gbytes(Bandwidth b) { return b.gigabytes_per_second(); }
+
+struct Steps {
+  int steps;
+  int inter_steps;
+};
+
+Steps ring_steps(Collective c, int ranks, int nodes) {
+  switch (c) {
+    case Collective::AllReduce: return {2 * (ranks - 1), nodes > 1 ? 2 * nodes : 0};
+    case Collective::ReduceScatter:
+    case Collective::AllGather: return {ranks - 1, nodes - 1};
+    case Collective::Broadcast:
+    case Collective::Reduce: return {ranks, nodes};
+  }
+  return {ranks, nodes};
+}
+
+bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int proto) {
+  switch (a) {
+    case NcclAlgorithm::Ring: return true;
+    case NcclAlgorithm::Tree: return c == Collective::AllReduce;
+    case NcclAlgorithm::CollNetDirect: return c == Collective::AllReduce && m.collnet && proto == kSimple;
+    case NcclAlgorithm::Nvls: return c == Collective::AllReduce && m.nvls && proto == kSimple;
+  }
+  return false;
+}
+
+/// comm->bandwidths[coll][a][p] in GB/s (algorithm bandwidth), 0 when disabled.
+double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
+  const int gen = generation(m.gpu);
+  const int node_col = m.nodes <= 2 ? m.nodes - 1 : 2;
+  const int ll_row = m.nodes == 1 ? gen : 0;
+  const double ppn = double(m.ranks) / m.nodes;
+  const double channels = m.channels;
+  const double intra = gbytes(m.intra) / channels;
+  const double inter = m.nodes > 1 ? gbytes(m.inter) / channels : intra;
+  double bw = m.nodes == 1 ? intra : std::min(intra, inter);
+  if (a == NcclAlgorithm::CollNetDirect) bw = intra;
+  double bus = channels * bw;
+  const double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
+  if (a == NcclAlgorithm::Ring && p == kLL) {
+    const bool quarter = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
+    bus = std::min(ll_max, bus * (quarter ? kRingLLShareMultiNode : kRingLLShareOther));
+  }
+  if (a == NcclAlgorithm::Ring && p == kLL128)
+    bus = std::min(bus * (ppn < 2 ? kRingLL128EfficiencyOnePpn : kRingLL128Efficiency),
+                   channels * kRingLL128MaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+  if (a == NcclAlgorithm::Tree) {
+    bus = std::min(bus * kTreeEfficiency, channels * kTreeMaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+    if (p == kLL) bus = std::min(bus * kTreeLLShare, ll_max);
+    if (p == kLL128)
+      bus = std::min(bus * (m.nodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode),
+                     channels * kTreeLL128MaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+  }
+  if (a == NcclAlgorithm::CollNetDirect) {
+    double factor = ppn / channels;  // GPU/NIC ratio as NCCL approximates it
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (m.gpu == GpuModel::H100 || m.gpu == GpuModel::H200 || m.gpu == GpuModel::B200) bus *= kCollNetHopperFactor;
+  }
+  double ratio = kTreeAlgoRatio;
+  if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
+  if (a == NcclAlgorithm::Nvls) ratio = kNvlsAlgoRatio;
+  return bus * ratio;
+}
+
+int hw_intra(const NcclModel& m) { return m.nvlink ? kHwNvLink : kHwPci; }
+
+double hw_latency(int hw, NcclAlgorithm a, int p) {
+  return kHwLatencyUs[std::size_t(hw)][std::size_t(a)][std::size_t(p)];
+}
+
+/// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor).
+double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
+  double lat = kBaseLatencyUs[std::size_t(a)][std::size_t(p)];
+  double intra = hw_latency(hw_intra(m), a, p);
+  const double inter = hw_latency(kHwNet, a, p);  // + graph latencyInter, 0 unless measured
+  const int ppn = m.ranks / m.nodes;
+  switch (a) {
+    case NcclAlgorithm::Ring: {
+      const Steps s = ring_steps(c, m.ranks, m.nodes);
+      const int hw = m.nodes == 1 ? hw_intra(m) : kHwNet;
+      if (c == Collective::Reduce || c == Collective::Broadcast) {
+        // Rings are not assumed to share channels: Simple adds the tree's chunk latency per step.
+        const double step = p == kSimple ? hw_latency(hw, NcclAlgorithm::Tree, p) : hw_latency(hw, a, p);
+        return lat + s.steps * step;
+      }
+      double overhead = 0.0;
+      if (m.nodes > 1) overhead = kNetOverheadUs * (p == kSimple ? kSimpleNetOverheadFactor : 1.0);
+      intra = std::max(intra, overhead);
+      return lat + (s.steps - s.inter_steps) * intra + s.inter_steps * inter;
+    }
+    case NcclAlgorithm::Tree: return lat + 2 * ((ppn - 1) * intra + log2i(m.nodes) * inter);
+    case NcclAlgorithm::CollNetDirect:
+      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityLatencyUs) + inter;
+    case NcclAlgorithm::Nvls: return intra + (m.nodes > 1 ? inter : 0.0);
+  }
+  return lat;
+}
+
+Algorithm ringlab_algorithm(NcclAlgorithm a) {
+  switch (a) {
+    case NcclAlgorithm::Tree: return Algorithm::Tree;
+    case NcclAlgorithm::Ring: return Algorithm::Ring;
+    case NcclAlgorithm::CollNetDirect:
+    case NcclAlgorithm::Nvls: return Algorithm::InNetwork;
+  }
+  return Algorithm::Ring;
+}
+
+bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
+
+}  // namespace
+
+std::string_view to_string(NcclAlgorithm a) { return kNcclAlgorithmNames[std::size_t(a)]; }
+
+NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) {
+  NcclModel m;
+  m.ranks = int(ranks.size());
+  if (ranks.empty()) return m;
+  std::vector<HostId> hosts;
+  std::vector<int> per_host;
+  int hostless = 0;
+  m.nvlink = true;
+  m.gpu = topology.device(ranks.front()).gpu_model;
+  bool first = true;
+  for (DeviceId r : ranks) {
+    const Device& dev = topology.device(r);
+    if (dev.host == kNoHost)
+      ++hostless;
+    else {
+      const auto it = std::find(hosts.begin(), hosts.end(), dev.host);
+      if (it == hosts.end()) {
+        hosts.push_back(dev.host);
+        per_host.push_back(1);
+      } else {
+        ++per_host[std::size_t(it - hosts.begin())];
+      }
+    }
+    m.gpu = std::min(m.gpu, dev.gpu_model);  // Generic (0) if any GPU is unnamed, else the oldest
+    Bandwidth nvlink;
+    Bandwidth widest;
+    for (const Adjacency& adj : topology.neighbors(r)) {
+      const Link& link = topology.link(adj.link);
+      if (is_nvlink(link.kind)) nvlink = nvlink + link.bandwidth;
+      widest = std::max(widest, link.bandwidth);
+    }
+    const bool has_nvlink = nvlink.bits_per_second() > 0;
+    m.nvlink = m.nvlink && has_nvlink;
+    const Bandwidth intra = has_nvlink ? nvlink : widest;
+    m.intra = first ? intra : std::min(m.intra, intra);
+    first = false;
+  }
+  m.nodes = int(hosts.size()) + hostless;
+  if (m.nodes > 1) {
+    bool any = false;
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+      Bandwidth egress;
+      for (const Link& link : topology.links()) {
+        const bool a_in = topology.device(link.a).host == hosts[h];
+        const bool b_in = topology.device(link.b).host == hosts[h];
+        if (a_in != b_in) egress = egress + link.bandwidth;
+      }
+      const Bandwidth share = egress / double(per_host[h]);
+      m.inter = any ? std::min(m.inter, share) : share;
+      any = true;
+    }
+    if (!any || m.inter.bits_per_second() <= 0) m.inter = m.intra;
+  }
+  if (const auto sw = find_reducing_switch(topology, ranks)) {
+    const DeviceKind kind = topology.device(*sw).kind;
+    m.nvls = m.nodes == 1 && kind == DeviceKind::NvSwitch;
+    m.collnet = m.nodes > 1 && is_fabric_switch(kind);
+  }
+  const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
+  const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
+  m.channels = std::clamp(int(std::ceil(bottleneck / per_channel)), kMinChannels, kMaxChannels);
+  return m;
+}
+
+std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes message) {
+  std::vector<NcclEstimate> out;
+  if (m.ranks < 2) return out;
+  const double bytes = double(message.count());
+  for (int ai = 0; ai < kNcclAlgorithmCount; ++ai) {
+    const auto a = NcclAlgorithm(ai);
+    for (int p = 0; p < kNcclProtocols; ++p) {
+      if (!algorithm_applies(m, c, a, p)) continue;
+      if (p == kLL128 && !ll128_enabled(m)) continue;
+      double bw = model_bandwidth(m, c, a, p);
+      if (bw <= 0) continue;
+      double lat = model_latency(m, c, a, p);
+      const int log_size = log2i(message.count() >> 6);
+      if (a == NcclAlgorithm::Tree && log_size < kTreeCorrectionSizes)
+        bw *= kTreeCorrection[std::size_t(p)][std::size_t(log_size)];
+      if (a == NcclAlgorithm::Ring && p == kSimple && m.nodes > 1 && c == Collective::AllReduce &&
+          message.count() / (std::int64_t(m.channels) * m.ranks) >= kRingPlateauMinBytes)
+        lat *= ampere_or_newer(m.gpu) ? kRingPlateau : kRingPlateauPreAmpere;
+      const double time_us = lat + bytes / (1000.0 * bw);
+      out.push_back(NcclEstimate{a, kProtocolsInNcclOrder[std::size_t(p)], Duration::from_us(lat),
+                                 Bandwidth::from_bytes_per_second(bw * 1e9), Duration::from_us(time_us)});
+    }
+  }
+  return out;
+}
+
+NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message) {
+  NcclChoice choice;
+  choice.channels = m.channels;
+  choice.chunk = kStepBytes[kSimple];
+  choice.name = "ring/simple";
+  const std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
+  if (all.empty()) return choice;
+  const auto best = std::min_element(all.begin(), all.end(),
+                                     [](const NcclEstimate& x, const NcclEstimate& y) { return x.time < y.time; });
+  const int p = nccl_protocol(best->protocol);
+  choice.algorithm = ringlab_algorithm(best->algorithm);
+  choice.nccl_algorithm = best->algorithm;
+  choice.protocol = best->protocol;
+  choice.chunk = kStepBytes[std::size_t(p)];
+  choice.predicted = best->time;
+  choice.latency = best->latency;
+  choice.bandwidth = best->bandwidth;
+  const int hw = m.nodes > 1 ? kHwNet : hw_intra(m);
+  choice.step_latency = Duration::from_us(hw_latency(hw, best->algorithm, p));
+  choice.name = std::string(to_string(best->algorithm)) + "/" + std::string(to_string(best->protocol));
+  return choice;
+}
+
+NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective,
+                       Bytes message) {
+  return nccl_choose(nccl_model(topology, ranks), collective, message);
+}
+
+}  // namespace ringlab::sim

@@ -1,0 +1,492 @@
+// Simulator: executes a Schedule's dependency DAG with the event queue and the flow network.
+//
+// Per transfer the run goes: Send ready -> (per-message overhead) -> flow starts on the route ->
+// flow drains at its max-min rate -> (summed hop latency) -> data arrives: the Send completes and the
+// matched Recv completes as soon as its own dependencies are done as well. Local ops take
+// bytes / rate on GPUs and CPUs and nothing on switches (line-rate in-network reduction).
+//
+// Events per transfer: at most one "flow start" (only when the overhead is non-zero), one "flow
+// done" (plus one per rate change of that flow), one "arrival" (only when the latency is non-zero);
+// local ops with a non-zero duration add one event. Ops that become ready or complete at the current
+// instant are handled on a worklist without events. Rates are reallocated once per instant, after
+// every event of that instant has been handled.
+#include "ringlab/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "event_queue.hpp"
+#include "flow_network.hpp"
+
+namespace ringlab::sim {
+namespace {
+
+using detail::Event;
+using detail::EventId;
+using detail::EventQueue;
+using detail::FlowId;
+using detail::FlowNetwork;
+using detail::kNoEvent;
+using detail::RouteId;
+
+constexpr double kPicosecondsPerSecond = 1e12;
+/// Relative slack allowed by check_invariants when comparing a channel's load with its capacity.
+constexpr double kCapacityTolerance = 1e-9;
+
+enum EventTag : std::uint32_t {
+  kLocalDone,  ///< target: op; a local op finished
+  kFlowStart,  ///< target: send op; the per-message overhead has elapsed
+  kFlowDone,   ///< target: flow; its last byte left the source
+  kArrival,    ///< target: send op; its data has arrived at the receiver
+};
+
+Duration scaled(Duration d, double factor) { return Duration{std::llround(double(d.picoseconds()) * factor)}; }
+
+double bytes_per_ps(Bandwidth b) { return b.bytes_per_second() / kPicosecondsPerSecond; }
+
+/// A route resolved for the simulator: the network's route id and its calibrated time costs.
+struct Path {
+  RouteId route = 0;
+  Duration overhead;  ///< max over the links of the per-message overhead, calibrated
+  Duration latency;   ///< sum of the hop latencies, calibrated
+};
+
+struct PathKey {
+  DeviceId src = 0;
+  DeviceId dst = 0;
+  std::uint32_t flow_key = 0;
+  bool operator==(const PathKey&) const = default;
+};
+
+/// Open-addressing hash map (src, dst, flow key) -> path index; no allocation per lookup.
+class PathCache {
+ public:
+  static constexpr std::uint32_t kMissing = UINT32_MAX;
+
+  std::uint32_t find(const PathKey& key) const {
+    if (slots_.empty()) return kMissing;
+    for (std::size_t i = hash(key) & mask(); ; i = (i + 1) & mask()) {
+      const Slot& slot = slots_[i];
+      if (slot.value == kMissing) return kMissing;
+      if (slot.key == key) return slot.value;
+    }
+  }
+
+  void insert(const PathKey& key, std::uint32_t value) {
+    if ((size_ + 1) * kLoadDenominator > slots_.size() * kLoadNumerator) grow();
+    place(key, value);
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    PathKey key;
+    std::uint32_t value = kMissing;
+  };
+  static constexpr std::size_t kInitialSlots = 1024;
+  static constexpr std::size_t kLoadNumerator = 1;  ///< grow beyond a load factor of 1/2
+  static constexpr std::size_t kLoadDenominator = 2;
+
+  std::size_t mask() const { return slots_.size() - 1; }
+  static std::size_t hash(const PathKey& key) {
+    // splitmix64 finaliser over the packed key.
+    std::uint64_t x = (std::uint64_t(key.src) << 32 | key.dst) ^ (std::uint64_t(key.flow_key) * 0x9e3779b97f4a7c15ULL);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return std::size_t(x ^ (x >> 31));
+  }
+  void place(const PathKey& key, std::uint32_t value) {
+    std::size_t i = hash(key) & mask();
+    while (slots_[i].value != kMissing) i = (i + 1) & mask();
+    slots_[i] = Slot{key, value};
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? kInitialSlots : old.size() * 2, Slot{});
+    for (const Slot& slot : old)
+      if (slot.value != kMissing) place(slot.key, slot.value);
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+/// Calibrated per-channel numbers, computed once per simulator.
+struct ChannelModel {
+  std::vector<double> capacity;  ///< bytes per picosecond
+  std::vector<Duration> latency;
+  std::vector<Duration> overhead;
+};
+
+ChannelModel make_channel_model(const Topology& topology, const SimOptions& options) {
+  ChannelModel model;
+  const std::size_t n = topology.channel_count();
+  model.capacity.resize(n);
+  model.latency.resize(n);
+  model.overhead.resize(n);
+  for (ChannelId c = 0; c < n; ++c) {
+    const Link& link = topology.link(Topology::channel_link(c));
+    const LinkFactors f = options.calibration.factors(link_family(link.kind), options.protocol);
+    model.capacity[c] = bytes_per_ps(link.bandwidth) * f.bandwidth;
+    model.latency[c] = scaled(link.latency, f.latency);
+    model.overhead[c] = scaled(link.overhead, f.latency);
+  }
+  return model;
+}
+
+/// One execution of one schedule.
+class Run {
+ public:
+  Run(const Topology& topology, const Router& router, const SimOptions& options, const ChannelModel& model,
+      const Schedule& schedule)
+      : topology_(topology), router_(router), options_(options), model_(model), schedule_(schedule),
+        ops_(schedule.ops()), network_(model.capacity) {
+    if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
+  }
+
+  Result execute();
+
+ private:
+  DeviceId device_of(Endpoint e) const { return schedule_.endpoints()[e].device; }
+  void build_successors();
+  void make_ready(OpId op) { ready_.push_back(op); }
+  void drain();
+  void start(OpId op);
+  void start_send(OpId send);
+  void start_flow(OpId send);
+  void complete(OpId op);
+  void dispatch(const Event& event);
+  void reallocate();
+  void verify_network() const;
+  const Path& path_of(OpId send);
+  Duration compute_time(const Op& op) const;
+  Result collect() const;
+
+  const Topology& topology_;
+  const Router& router_;
+  const SimOptions& options_;
+  const ChannelModel& model_;
+  const Schedule& schedule_;
+  std::span<const Op> ops_;
+
+  EventQueue queue_;
+  FlowNetwork network_;
+  double flow_cap_ = detail::kUnlimitedRate;
+
+  /// Per-op state the event loop touches, packed into one cache-friendly record.
+  struct Node {
+    std::uint32_t succ_begin = 0;  ///< successors are succ_[succ_begin, next node's succ_begin)
+    std::uint32_t pending = 0;     ///< unfinished predecessors (a Recv also waits for its data)
+    OpId critical = kNoOp;         ///< predecessor that finished last
+    std::uint32_t path = kNoPath;  ///< Send: index into paths_, resolved on first use
+  };
+  struct Span {
+    std::int64_t start = 0;  ///< picoseconds; a Recv's start is its flow's start
+    std::int64_t end = 0;
+  };
+  static constexpr std::uint32_t kNoPath = UINT32_MAX;
+
+  // Dependency DAG (successors in CSR form; a Send's matched Recv is one of its successors).
+  std::vector<Node> nodes_;  ///< one per op plus a sentinel closing the last successor range
+  std::vector<OpId> succ_;
+  std::vector<Span> spans_;
+  std::size_t completed_ = 0;
+  OpId last_completed_ = kNoOp;
+
+  std::vector<OpId> ready_;
+  std::size_t ready_head_ = 0;
+
+  PathCache path_index_;
+  std::vector<Path> paths_;
+  std::vector<OpId> flow_op_;       ///< per flow slot: the Send it carries
+  std::vector<std::uint32_t> flow_path_;
+  std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
+  std::vector<FlowId> changed_;
+  std::uint64_t flows_started_ = 0;
+};
+
+void Run::build_successors() {
+  const std::size_t n = ops_.size();
+  nodes_.assign(n + 1, Node{});
+  for (OpId id = 0; id < n; ++id) {
+    for (OpId dep : schedule_.deps(id)) ++nodes_[dep + 1].succ_begin;
+    nodes_[id].pending += ops_[id].dep_count;
+    if (ops_[id].kind == OpKind::Recv) {
+      ++nodes_[ops_[id].match + 1].succ_begin;
+      ++nodes_[id].pending;  // the data arrival
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) nodes_[i + 1].succ_begin += nodes_[i].succ_begin;
+  succ_.resize(nodes_[n].succ_begin);
+  std::vector<std::uint32_t> fill(n);
+  for (std::size_t i = 0; i < n; ++i) fill[i] = nodes_[i].succ_begin;
+  for (OpId id = 0; id < n; ++id) {
+    for (OpId dep : schedule_.deps(id)) succ_[fill[dep]++] = id;
+    if (ops_[id].kind == OpKind::Recv) succ_[fill[ops_[id].match]++] = id;
+  }
+}
+
+const Path& Run::path_of(OpId send) {
+  Node& node = nodes_[send];
+  if (node.path != kNoPath) return paths_[node.path];
+  const Op& op = ops_[send];
+  const PathKey key{device_of(op.at), device_of(op.peer), op.channel};
+  const std::uint32_t found = path_index_.find(key);
+  if (found != PathCache::kMissing) {
+    node.path = found;
+    return paths_[found];
+  }
+  const Route route = router_.route(key.src, key.dst, key.flow_key);
+  Path path;
+  path.route = network_.add_route(route.channels);
+  for (ChannelId c : route.channels) {
+    path.overhead = std::max(path.overhead, model_.overhead[c]);
+    path.latency += model_.latency[c];
+  }
+  paths_.push_back(path);
+  node.path = std::uint32_t(paths_.size() - 1);
+  path_index_.insert(key, node.path);
+  return paths_.back();
+}
+
+Duration Run::compute_time(const Op& op) const {
+  const Calibration& cal = options_.calibration;
+  if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
+  const Device& device = topology_.device(device_of(op.at));
+  Bandwidth rate;
+  if (device.kind == DeviceKind::Gpu) {
+    switch (op.kind) {
+      case OpKind::Reduce: rate = cal.reduce_rate(device.gpu_model); break;
+      case OpKind::Copy: rate = cal.copy_rate(device.gpu_model); break;
+      default: rate = cal.codec_rate(device.gpu_model); break;
+    }
+  } else if (device.kind == DeviceKind::Cpu) {
+    switch (op.kind) {
+      case OpKind::Reduce: rate = cal.cpu_reduce_rate(); break;
+      case OpKind::Copy: rate = cal.cpu_memory_bandwidth / cal.copy_traffic; break;
+      default: rate = cal.cpu_memory_bandwidth / cal.codec_traffic; break;
+    }
+  } else {
+    return Duration{};  // switches and NICs reduce at line rate (SHARP, NVLS)
+  }
+  return op.bytes / rate;
+}
+
+void Run::complete(OpId op) {
+  spans_[op].end = queue_.now().picoseconds();
+  last_completed_ = op;  // completions come in time order, so this ends as the last to finish
+  ++completed_;
+  for (std::uint32_t i = nodes_[op].succ_begin; i < nodes_[op + 1].succ_begin; ++i) {
+    const OpId next = succ_[i];
+    Node& node = nodes_[next];
+    if (--node.pending != 0) continue;
+    node.critical = op;
+    make_ready(next);
+  }
+}
+
+void Run::drain() {
+  while (ready_head_ < ready_.size()) start(ready_[ready_head_++]);
+  ready_.clear();
+  ready_head_ = 0;
+}
+
+void Run::start(OpId id) {
+  const Op& op = ops_[id];
+  const Duration now = queue_.now();
+  if (op.kind == OpKind::Recv) {  // its deps are done and its data has arrived
+    complete(id);
+    return;
+  }
+  spans_[id].start = now.picoseconds();
+  if (op.kind == OpKind::Send) {
+    start_send(id);
+    return;
+  }
+  const Duration busy = compute_time(op);
+  if (busy == Duration{}) {
+    complete(id);
+    return;
+  }
+  queue_.schedule(now + busy, id, kLocalDone);
+}
+
+void Run::start_send(OpId send) {
+  const Op& op = ops_[send];
+  const Duration now = queue_.now();
+  if (device_of(op.at) == device_of(op.peer)) {  // same device: nothing crosses a link
+    spans_[op.match].start = now.picoseconds();
+    complete(send);
+    return;
+  }
+  const Path& path = path_of(send);
+  if (op.bytes.count() == 0) {
+    spans_[op.match].start = (now + path.overhead).picoseconds();
+    const Duration arrival = now + path.overhead + path.latency;
+    if (arrival == now)
+      complete(send);
+    else
+      queue_.schedule(arrival, send, kArrival);
+    return;
+  }
+  if (path.overhead == Duration{})
+    start_flow(send);
+  else
+    queue_.schedule(now + path.overhead, send, kFlowStart);
+}
+
+void Run::start_flow(OpId send) {
+  const Op& op = ops_[send];
+  const Duration now = queue_.now();
+  const Path& path = path_of(send);
+  const auto path_index = std::uint32_t(&path - paths_.data());
+  const FlowId flow = network_.start(path.route, double(op.bytes.count()), now, flow_cap_);
+  if (flow >= flow_op_.size()) {
+    flow_op_.resize(flow + 1);
+    flow_path_.resize(flow + 1);
+    flow_event_.resize(flow + 1);
+  }
+  flow_op_[flow] = send;
+  flow_path_[flow] = path_index;
+  flow_event_[flow] = kNoEvent;
+  spans_[op.match].start = now.picoseconds();
+  ++flows_started_;
+}
+
+void Run::dispatch(const Event& event) {
+  switch (EventTag(event.tag)) {
+    case kLocalDone:
+    case kArrival: complete(event.target); break;
+    case kFlowStart: start_flow(event.target); break;
+    case kFlowDone: {
+      const FlowId flow = event.target;
+      const OpId send = flow_op_[flow];
+      const Duration latency = paths_[flow_path_[flow]].latency;
+      flow_event_[flow] = kNoEvent;
+      network_.finish(flow, event.time);
+      if (latency == Duration{})
+        complete(send);
+      else
+        queue_.schedule(event.time + latency, send, kArrival);
+      break;
+    }
+  }
+}
+
+void Run::reallocate() {
+  if (!network_.dirty()) return;
+  const Duration now = queue_.now();
+  changed_.clear();
+  network_.reallocate(now, changed_);
+  for (FlowId flow : changed_) {
+    queue_.cancel(flow_event_[flow]);
+    flow_event_[flow] = queue_.schedule(network_.finish_time(flow, now), flow, kFlowDone);
+  }
+  if (options_.check_invariants) verify_network();
+}
+
+void Run::verify_network() const {
+  if (const auto c = network_.find_overloaded(kCapacityTolerance))
+    throw std::logic_error("simulator invariant: channel " + topology_.channel_name(*c) + " carries " +
+                           std::to_string(network_.load(*c)) + " B/ps over its capacity " +
+                           std::to_string(network_.capacity(*c)) + " B/ps");
+  for (FlowId flow = 0; flow < flow_op_.size(); ++flow)
+    if (network_.is_active(flow) && !(network_.rate(flow) > 0))
+      throw std::logic_error("simulator invariant: flow of op #" + std::to_string(flow_op_[flow]) + " has no rate");
+}
+
+Result Run::execute() {
+  const std::size_t n = ops_.size();
+  build_successors();
+  spans_.assign(n, Span{});
+  for (OpId id = 0; id < n; ++id)
+    if (nodes_[id].pending == 0) make_ready(id);
+  drain();
+  reallocate();
+  while (const auto event = queue_.step()) {
+    dispatch(*event);
+    drain();
+    const auto next = queue_.next_time();
+    if (!next || *next != event->time) reallocate();  // the instant is complete
+  }
+  if (completed_ != n) throw std::logic_error("simulator: schedule did not complete (unsatisfiable dependencies)");
+  return collect();
+}
+
+Result Run::collect() const {
+  Result result;
+  result.collective = schedule_.collective();
+  result.algorithm = schedule_.algorithm();
+  result.message = schedule_.message();
+  result.ranks = schedule_.rank_count();
+  std::int64_t finish = 0;
+  for (const Span& span : spans_) finish = std::max(finish, span.end);
+  result.time = Duration{finish};
+  const Duration run_end{finish};
+
+  for (ChannelId c = 0; c < network_.channel_count(); ++c) {
+    const double bytes = network_.channel_bytes(c);
+    if (bytes <= 0) continue;
+    ChannelStats stats;
+    stats.channel = c;
+    stats.bytes = Bytes{std::llround(bytes)};
+    stats.busy = network_.channel_busy(c, run_end);
+    const double capacity_bytes = network_.capacity(c) * double(finish);
+    stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;
+    result.channels.push_back(stats);
+  }
+  std::vector<const ChannelStats*> ranked;
+  ranked.reserve(result.channels.size());
+  for (const ChannelStats& s : result.channels) ranked.push_back(&s);
+  const std::size_t top = std::min(options_.bottleneck_count, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + std::ptrdiff_t(top), ranked.end(),
+                    [](const ChannelStats* a, const ChannelStats* b) {
+                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->channel < b->channel);
+                    });
+  for (std::size_t i = 0; i < top; ++i) result.bottlenecks.push_back(ranked[i]->channel);
+
+  // From the op that completed last (the latest among equal end times, in processing order) back
+  // through the predecessor that made each op ready.
+  for (OpId op = last_completed_; op != kNoOp; op = nodes_[op].critical) result.critical_path.push_back(op);
+  std::reverse(result.critical_path.begin(), result.critical_path.end());
+  if (options_.record_timeline) {
+    result.timeline.reserve(ops_.size());
+    for (OpId id = 0; id < ops_.size(); ++id)
+      result.timeline.push_back(OpSpan{id, Duration{spans_[id].start}, Duration{spans_[id].end}});
+  }
+  result.events = queue_.processed();
+  result.flows = flows_started_;
+  result.rate_updates = network_.reallocations();
+  return result;
+}
+
+}  // namespace
+
+struct Simulator::Engine {
+  Engine(const Topology& t, SimOptions o)
+      : topology(t), options(std::move(o)), router(t, options.ecmp, options.ecmp_seed),
+        channels(make_channel_model(t, options)) {}
+  const Topology& topology;
+  SimOptions options;
+  Router router;
+  ChannelModel channels;
+};
+
+Simulator::Simulator(const Topology& topology, SimOptions options)
+    : engine_(std::make_unique<Engine>(topology, std::move(options))) {}
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+Result Simulator::run(const Schedule& schedule) {
+  Run run(engine_->topology, engine_->router, engine_->options, engine_->channels, schedule);
+  return run.execute();
+}
+
+const Topology& Simulator::topology() const { return engine_->topology; }
+const SimOptions& Simulator::options() const { return engine_->options; }
+
+}  // namespace ringlab::sim

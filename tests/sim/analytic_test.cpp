@@ -1,0 +1,167 @@
+// Simulated collective times against their alpha-beta closed forms on contention-free topologies,
+// with compute switched off (Calibration::pure(), model_compute = false).
+//
+// Links are Custom with B = 100 Gb/s (one byte every 80 ps), hop latency l and per-message overhead
+// o, so every step's time is a whole number of picoseconds and results match to 1e-9 relative.
+// A message on a route of h hops costs alpha = o + h*l (the simulator charges the largest overhead
+// on the route once and every hop's latency), then bytes / B.
+//   star:      p single-GPU hosts, GPU - NIC - leaf - NIC - GPU (h = 4); ring neighbours and
+//              halving-doubling partners use disjoint link directions.
+//   full mesh: a direct link between every pair of GPUs (h = 1); also the tree's and direct's
+//              concurrent messages each get a link of their own.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "collective_fixtures.hpp"
+#include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/simulator.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+using ringlab::test::Cluster;
+
+namespace {
+
+constexpr Bandwidth kB = 100_Gbps;
+constexpr Duration kLatency = 1_us;
+constexpr Duration kOverhead = 2_us;
+constexpr std::int64_t kFp32 = 4;
+
+SimOptions no_compute() {
+  SimOptions o;
+  o.calibration = Calibration::pure();
+  o.calibration.model_compute = false;
+  return o;
+}
+
+Result simulate(const Cluster& c, const CollectiveSpec& spec) {
+  const Schedule s = build_schedule(c.topology, c.gpus, spec);
+  REQUIRE(s.check().empty());
+  Simulator sim(c.topology, no_compute());
+  return sim.run(s);
+}
+
+CollectiveSpec allreduce(Algorithm a, Bytes n) {
+  CollectiveSpec s;
+  s.algorithm = a;
+  s.message = n;
+  return s;
+}
+
+/// Seconds to move `bytes` at B.
+double wire(double bytes) { return bytes * 8.0 / kB.bits_per_second(); }
+
+}  // namespace
+
+TEST_CASE("ring allreduce, star of p hosts: 2(p-1)*alpha + 2(p-1)/p*N/B", "[analytic]") {
+  const int p = GENERATE(2, 3, 4, 8);
+  const Cluster c = test::leaf_cluster(p, 1, kB, kLatency, kOverhead);
+  const Bytes n{std::int64_t(p) * kFp32 * 32768};
+  const double alpha = (kOverhead + 4 * kLatency).seconds();
+  const double expected = 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * wire(double(n.count()));
+  const Result r = simulate(c, allreduce(Algorithm::Ring, n));
+  CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("ring allreduce, full mesh: one hop per step", "[analytic]") {
+  const int p = GENERATE(3, 4, 8);
+  const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+  const Bytes n{std::int64_t(p) * kFp32 * 1000};
+  const double alpha = (kOverhead + kLatency).seconds();
+  const Result r = simulate(c, allreduce(Algorithm::Ring, n));
+  CHECK(r.time.seconds() == Approx(2.0 * (p - 1) * (alpha + wire(double(n.count()) / p))).epsilon(1e-9));
+}
+
+TEST_CASE("ring allreduce without latency: busbw equals the link bandwidth", "[analytic]") {
+  const int p = GENERATE(2, 4, 8);
+  const Cluster c = test::leaf_cluster(p, 1, kB, Duration{}, Duration{});
+  const Result r = simulate(c, allreduce(Algorithm::Ring, Bytes{std::int64_t(p) * kFp32 * 65536}));
+  CHECK(r.busbw().bits_per_second() == Approx(kB.bits_per_second()).epsilon(1e-9));
+}
+
+TEST_CASE("pipelined chain broadcast: (p-1 + k-1)*(alpha + c/B) for k pieces of c bytes", "[analytic]") {
+  // A connection carries one piece at a time; piece j leaves hop h after (j + h + 1) slots.
+  const int p = GENERATE(2, 4, 8);
+  const int k = 8;
+  const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+  const Bytes chunk{kFp32 * 1024};
+  CollectiveSpec spec = allreduce(Algorithm::Ring, chunk * k);
+  spec.collective = Collective::Broadcast;
+  spec.chunk = chunk;
+  const double slot = (kOverhead + kLatency).seconds() + wire(double(chunk.count()));
+  const Result r = simulate(c, spec);
+  CHECK(r.time.seconds() == Approx((p - 1 + k - 1) * slot).epsilon(1e-9));
+}
+
+TEST_CASE("chunked ring allreduce: each connection sends its 2(p-1)k pieces back to back", "[analytic]") {
+  // Every link of the ring is busy in every step, so pieces cannot overlap there: the bandwidth term
+  // is unchanged and each of the 2(p-1)k pieces pays alpha once.
+  const int p = 4;
+  const int k = 8;
+  const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+  const Bytes chunk{kFp32 * 1024};
+  CollectiveSpec spec = allreduce(Algorithm::Ring, chunk * (p * k));
+  spec.chunk = chunk;
+  const double slot = (kOverhead + kLatency).seconds() + wire(double(chunk.count()));
+  const Result r = simulate(c, spec);
+  CHECK(r.time.seconds() == Approx(2.0 * (p - 1) * k * slot).epsilon(1e-9));
+}
+
+TEST_CASE("halving-doubling allreduce: 2 log2(p)*alpha + 2(p-1)/p*N/B", "[analytic]") {
+  const int p = GENERATE(2, 4, 8);
+  const int log2p = int(std::lround(std::log2(p)));
+  const Bytes n{std::int64_t(p) * kFp32 * 4096};
+  SECTION("star") {
+    const Cluster c = test::leaf_cluster(p, 1, kB, kLatency, kOverhead);
+    const double alpha = (kOverhead + 4 * kLatency).seconds();
+    const Result r = simulate(c, allreduce(Algorithm::HalvingDoubling, n));
+    CHECK(r.time.seconds() == Approx(2.0 * log2p * alpha + 2.0 * (p - 1) / p * wire(double(n.count()))).epsilon(1e-9));
+  }
+  SECTION("full mesh") {
+    const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+    const double alpha = (kOverhead + kLatency).seconds();
+    const Result r = simulate(c, allreduce(Algorithm::HalvingDoubling, n));
+    CHECK(r.time.seconds() == Approx(2.0 * log2p * alpha + 2.0 * (p - 1) / p * wire(double(n.count()))).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("direct allreduce: 2*(alpha + N/(pB)) on a full mesh, 2*(alpha + (p-1)N/(pB)) on a star", "[analytic]") {
+  const int p = GENERATE(3, 4, 8);
+  const Bytes n{std::int64_t(p) * kFp32 * 2048};
+  SECTION("full mesh: every block has a link of its own") {
+    const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+    const double alpha = (kOverhead + kLatency).seconds();
+    const Result r = simulate(c, allreduce(Algorithm::Direct, n));
+    CHECK(r.time.seconds() == Approx(2.0 * (alpha + wire(double(n.count()) / p))).epsilon(1e-9));
+  }
+  SECTION("star: p-1 blocks share each NIC link") {
+    const Cluster c = test::leaf_cluster(p, 1, kB, kLatency, kOverhead);
+    const double alpha = (kOverhead + 4 * kLatency).seconds();
+    const Result r = simulate(c, allreduce(Algorithm::Direct, n));
+    CHECK(r.time.seconds() == Approx(2.0 * (alpha + (p - 1) * wire(double(n.count()) / p))).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("double binary tree allreduce, full mesh: 2*height*(alpha + N/(2B))", "[analytic]") {
+  // p = 2: each tree is one edge (height 1). p = 4: tree 0 is 0 <- 2 <- {1, 3}, tree 1 its mirror
+  // 3 <- 1 <- {2, 0} (height 2); the trees never use the same link direction in the same level.
+  const int p = GENERATE(2, 4);
+  const int height = p == 2 ? 1 : 2;
+  const Cluster c = test::full_mesh(p, kB, kLatency, kOverhead);
+  const Bytes n{std::int64_t(p) * kFp32 * 4096};
+  const double alpha = (kOverhead + kLatency).seconds();
+  const Result r = simulate(c, allreduce(Algorithm::Tree, n));
+  CHECK(r.time.seconds() == Approx(2.0 * height * (alpha + wire(double(n.count()) / 2))).epsilon(1e-9));
+}
+
+TEST_CASE("in_network allreduce, SHARP leaf: alpha up + N/B + alpha down + N/B", "[analytic]") {
+  // GPU - NIC - leaf is 2 hops each way; the leaf aggregates at line rate once all N arrived.
+  const int p = 4;
+  const Cluster c = test::leaf_cluster(p, 1, kB, kLatency, kOverhead, true);
+  const Bytes n{kFp32 * 8192};
+  const double alpha = (kOverhead + 2 * kLatency).seconds();
+  const Result r = simulate(c, allreduce(Algorithm::InNetwork, n));
+  CHECK(r.time.seconds() == Approx(2.0 * (alpha + wire(double(n.count())))).epsilon(1e-9));
+}

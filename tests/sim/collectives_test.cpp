@@ -1,0 +1,383 @@
+// Collective schedules, checked without a simulator: op and byte counts against closed forms, the
+// schedule's own structural check, and a symbolic data flow proving every rank ends with the data
+// the collective promises (for p = 2, 3, 4, 8, 16 and sizes that do not divide evenly).
+#include <catch2/catch.hpp>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "collective_fixtures.hpp"
+#include "ringlab/sim/collectives.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+using ringlab::test::Cluster;
+
+namespace {
+
+constexpr std::int64_t kFp32 = 4;
+
+std::uint64_t all_ranks(int p) { return p >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p) - 1; }
+
+Cluster cluster_for(int p, bool sharp = false) {
+  const int per_host = p % 2 == 0 ? 2 : 1;
+  return test::leaf_cluster(p / per_host, per_host, 100_Gbps, 1_us, 1_us, sharp);
+}
+
+CollectiveSpec spec_of(Collective c, Algorithm a, Bytes n, int channels = 1, Bytes chunk = {}) {
+  CollectiveSpec s;
+  s.collective = c;
+  s.algorithm = a;
+  s.message = n;
+  s.channels = channels;
+  s.chunk = chunk;
+  return s;
+}
+
+/// Every rank holds what the collective promises, the schedule is well formed, and every send
+/// waits for the ops that produced its bytes.
+void require_correct(const Schedule& s, int root = 0) {
+  INFO(s.algorithm() << " " << to_string(s.collective()) << " p=" << s.rank_count());
+  REQUIRE(s.check().empty());
+  const test::DataFlow f = test::run_data_flow(s, kFp32, root);
+  REQUIRE(f.problems.empty());
+  const int p = s.rank_count();
+  const std::int64_t n = s.message().count();
+  const std::uint64_t all = all_ranks(p);
+  for (int r = 0; r < p; ++r) {
+    const auto e = Endpoint(r);
+    switch (s.collective()) {
+      case Collective::AllReduce: CHECK(f.common(e, 0, n) == all); break;
+      case Collective::ReduceScatter: {
+        const std::int64_t lo = test::block_begin(n, kFp32, r, p);
+        CHECK(f.common(e, lo, test::block_begin(n, kFp32, r + 1, p) - lo) == all);
+        break;
+      }
+      case Collective::AllGather:
+        for (int b = 0; b < p; ++b) {
+          const std::int64_t lo = test::block_begin(n, kFp32, b, p);
+          CHECK((f.common(e, lo, test::block_begin(n, kFp32, b + 1, p) - lo) >> b & 1) == 1);
+        }
+        break;
+      case Collective::Broadcast: CHECK((f.common(e, 0, n) >> root & 1) == 1); break;
+      case Collective::Reduce:
+        if (r == root) CHECK(f.common(e, 0, n) == all);
+        break;
+    }
+  }
+}
+
+std::int64_t sum(const std::vector<std::int64_t>& v, std::size_t count) {
+  return std::accumulate(v.begin(), v.begin() + std::ptrdiff_t(count), std::int64_t{0});
+}
+
+}  // namespace
+
+TEST_CASE("ring allreduce: 2(p-1) sends per rank per channel, 2(p-1)/p*N bytes per rank", "[collectives]") {
+  const int p = GENERATE(2, 3, 4, 8, 16);
+  const int channels = GENERATE(1, 2);
+  const Bytes n{std::int64_t(p) * channels * kFp32 * 1024};
+  const Cluster c = cluster_for(p);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Ring, n, channels));
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.sends[std::size_t(r)] == 2 * (p - 1) * channels);
+    CHECK(t.reduces[std::size_t(r)] == (p - 1) * channels);
+    CHECK(t.bytes_sent[std::size_t(r)] == 2 * (p - 1) * n.count() / p);
+  }
+  CHECK(s.channel_count() == std::size_t(channels));
+  require_correct(s);
+}
+
+TEST_CASE("ring allreduce, chunked: every step moves pieces of at most `chunk` bytes", "[collectives]") {
+  const Cluster c = cluster_for(4);
+  // 1 MiB over 2 channels = 512 KiB per channel; 4 blocks of 16 KiB per unit -> 8 units per channel.
+  const Schedule s =
+      build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Ring, 1_MiB, 2, 16_KiB));
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < 4; ++r) CHECK(t.sends[std::size_t(r)] == 2 * 3 * 2 * 8);
+  for (const Op& op : s.ops()) CHECK(op.bytes <= 16_KiB);
+  require_correct(s);
+}
+
+TEST_CASE("every algorithm delivers its collectives, sizes that do not divide evenly", "[collectives]") {
+  const int p = GENERATE(2, 3, 4, 8, 16);
+  const auto a = Algorithm(GENERATE(range(0, kAlgorithmCount - 1)));  // all but nccl
+  const auto coll = Collective(GENERATE(range(0, 5)));
+  if (!supports(a, coll)) return;
+  if (a == Algorithm::HalvingDoubling && (p & (p - 1)) != 0) return;
+  const Cluster c = cluster_for(p, a == Algorithm::InNetwork);
+  // 1001 elements: no p here divides it; 3 channels and 100-byte chunks make ragged pieces.
+  CollectiveSpec spec = spec_of(coll, a, Bytes{1001 * kFp32}, 3, 100_B);
+  spec.root = p - 1;
+  INFO(to_string(a) << " " << to_string(coll) << " p=" << p);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec);
+  require_correct(s, spec.root);
+}
+
+TEST_CASE("hierarchical variants and ring2d deliver allreduce", "[collectives]") {
+  const Cluster c = test::leaf_cluster(4, 4, 100_Gbps, 1_us);  // 16 ranks, 4 per node
+  CollectiveSpec spec = spec_of(Collective::AllReduce, Algorithm::Hierarchical, Bytes{4096 * kFp32}, 2, 1_KiB);
+  for (Hierarchy h : {Hierarchy::Leader, Hierarchy::Rail})
+    for (InterAlgorithm inter : {InterAlgorithm::Ring, InterAlgorithm::Tree}) {
+      spec.hierarchy = h;
+      spec.inter = inter;
+      require_correct(build_schedule(c.topology, c.gpus, spec));
+    }
+  spec.algorithm = Algorithm::Ring2D;
+  require_correct(build_schedule(c.topology, c.gpus, spec));
+}
+
+TEST_CASE("ring2d: rows reduce-scatter, columns allreduce the 1/L share over their own NIC", "[collectives]") {
+  const int nodes = 4;
+  const int local = 4;
+  const Cluster c = test::leaf_cluster(nodes, local, 100_Gbps, 1_us);
+  const Bytes n{nodes * local * kFp32 * 256};
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Ring2D, n));
+  const test::RankTotals t = test::totals(s);
+  // Per rank: row RS + row AG move 2(L-1)/L*N; the column ring allreduces N/L: 2(n-1)/n*N/L.
+  const std::int64_t expected = 2 * (local - 1) * n.count() / local + 2 * (nodes - 1) * n.count() / local / nodes;
+  for (int r = 0; r < nodes * local; ++r) CHECK(t.bytes_sent[std::size_t(r)] == expected);
+  // Column traffic stays on its rail: every inter-host transfer joins ranks of equal local index.
+  for (const Op& op : s.ops()) {
+    if (op.kind != OpKind::Send) continue;
+    const Device& a = c.topology.device(s.endpoints()[op.at].device);
+    const Device& b = c.topology.device(s.endpoints()[op.peer].device);
+    if (a.host != b.host) CHECK(a.local_index == b.local_index);
+  }
+}
+
+TEST_CASE("double binary tree allreduce: 2(p-1) messages per tree per piece, each tree carries N/2", "[collectives]") {
+  const int p = GENERATE(2, 3, 4, 8, 16);
+  const Cluster c = cluster_for(p);
+  const Bytes n{std::int64_t(p) * kFp32 * 512};
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Tree, n, 2));
+  const test::RankTotals t = test::totals(s);
+  const std::int64_t pieces = 2;  // one per channel
+  CHECK(sum(t.sends, std::size_t(p)) == 2 * 2 * (p - 1) * pieces);
+  // Up and down each move (p-1) messages of N/2 per tree: 2(p-1)N in all, like the ring.
+  CHECK(sum(t.bytes_sent, std::size_t(p)) == 2 * (p - 1) * n.count());
+  CHECK(s.channel_count() == 4);  // 2 channels x 2 trees
+  // Each rank sends at most one message up and two down per tree per piece.
+  for (int r = 0; r < p; ++r) CHECK(t.sends[std::size_t(r)] <= 3 * 2 * pieces);
+  require_correct(s);
+}
+
+TEST_CASE("double binary tree: for even p every rank is interior in at most one of the two trees", "[collectives]") {
+  const int p = GENERATE(4, 8, 16);
+  const Cluster c = cluster_for(p);
+  const Schedule s =
+      build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Tree, Bytes{p * 64 * kFp32}));
+  // Up-phase receives are the ones a Reduce consumes; their receivers are the interior nodes.
+  std::vector<std::vector<int>> children(2, std::vector<int>(std::size_t(p), 0));
+  for (OpId id = 0; id < s.ops().size(); ++id) {
+    if (s.op(id).kind != OpKind::Reduce) continue;
+    for (OpId d : s.deps(id))
+      if (s.op(d).kind == OpKind::Recv && s.op(d).at == s.op(id).at) ++children[s.op(d).channel % 2][s.op(d).at];
+  }
+  for (int r = 0; r < p; ++r) {
+    CHECK((children[0][std::size_t(r)] == 0 || children[1][std::size_t(r)] == 0));
+    CHECK(children[0][std::size_t(r)] <= 2);
+    CHECK(children[1][std::size_t(r)] <= 2);
+  }
+  require_correct(s);
+}
+
+TEST_CASE("halving-doubling allreduce: 2 log2(p) messages per rank, 2(p-1)/p*N bytes", "[collectives]") {
+  const int p = GENERATE(2, 4, 8, 16);
+  const Cluster c = cluster_for(p);
+  const Bytes n{std::int64_t(p) * kFp32 * 256};
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::HalvingDoubling, n));
+  const test::RankTotals t = test::totals(s);
+  int log2p = 0;
+  while ((1 << log2p) < p) ++log2p;
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.sends[std::size_t(r)] == 2 * log2p);
+    CHECK(t.bytes_sent[std::size_t(r)] == 2 * (p - 1) * n.count() / p);
+  }
+  require_correct(s);
+}
+
+TEST_CASE("halving-doubling rejects a non-power-of-two rank count", "[collectives]") {
+  const Cluster c = cluster_for(6);
+  CHECK_THROWS_WITH(
+      build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::HalvingDoubling, 1_MiB)),
+      Catch::Contains("power-of-two"));
+}
+
+TEST_CASE("direct allreduce: 2(p-1) messages per rank, all of a phase at once", "[collectives]") {
+  const int p = GENERATE(2, 3, 8);
+  const Cluster c = cluster_for(p);
+  const Bytes n{std::int64_t(p) * kFp32 * 100};
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Direct, n));
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.sends[std::size_t(r)] == 2 * (p - 1));
+    CHECK(t.reduces[std::size_t(r)] == p - 1);
+    CHECK(t.bytes_sent[std::size_t(r)] == 2 * (p - 1) * n.count() / p);
+  }
+  // The whole reduce-scatter is issued at once: its sends wait for nothing.
+  for (OpId id = 0; id < s.ops().size(); ++id)
+    if (s.op(id).kind == OpKind::Send && s.op(id).step == 0) CHECK(s.deps(id).empty());
+  require_correct(s);
+}
+
+TEST_CASE("reduce_broadcast: the root receives (p-1)N and sends (p-1)N", "[collectives]") {
+  const int p = 4;
+  const Cluster c = cluster_for(p);
+  const Schedule s =
+      build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::ReduceBroadcast, 1_MiB));
+  const test::RankTotals t = test::totals(s);
+  CHECK(t.bytes_received[0] == (p - 1) * (1_MiB).count());
+  CHECK(t.bytes_sent[0] == (p - 1) * (1_MiB).count());
+  CHECK(t.reduces[0] == p - 1);
+  require_correct(s);
+}
+
+TEST_CASE("parameter_server: one CPU server per host by default; push N, pull N per worker", "[collectives]") {
+  const Cluster c = test::leaf_cluster(4, 2, 100_Gbps, 1_us);  // 8 workers on 4 hosts
+  const Bytes n{4 * kFp32 * 1000};
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::ParameterServer, n));
+  REQUIRE(s.endpoints().size() == 8 + 4);
+  for (std::size_t e = 8; e < 12; ++e) {
+    CHECK(s.endpoints()[e].role == EndpointRole::ParameterServer);
+    CHECK(s.endpoints()[e].device == c.cpus[e - 8]);
+  }
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < 8; ++r) {
+    CHECK(t.bytes_sent[std::size_t(r)] == n.count());
+    CHECK(t.bytes_received[std::size_t(r)] == n.count());
+  }
+  for (std::size_t e = 8; e < 12; ++e) {
+    CHECK(t.bytes_received[e] == 8 * n.count() / 4);
+    CHECK(t.reduces[e] == 7);  // p-1 per shard
+  }
+  require_correct(s);
+}
+
+TEST_CASE("in_network: ranks send N to the reducing switch and get N back", "[collectives]") {
+  const int p = 8;
+  const Cluster c = cluster_for(p, true);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::InNetwork, 1_MiB));
+  REQUIRE(s.endpoints().size() == std::size_t(p) + 1);
+  CHECK(s.endpoints()[std::size_t(p)].role == EndpointRole::Switch);
+  CHECK(s.endpoints()[std::size_t(p)].device == c.switches[0]);
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.bytes_sent[std::size_t(r)] == (1_MiB).count());
+    CHECK(t.bytes_received[std::size_t(r)] == (1_MiB).count());
+  }
+  require_correct(s);
+}
+
+TEST_CASE("in_network: NVLS on a node's NVSwitch is nearer than SHARP on the leaf", "[collectives]") {
+  const Cluster c = test::leaf_cluster(1, 4, 100_Gbps, 1_us, {}, true, true);
+  const std::optional<DeviceId> sw = find_reducing_switch(c.topology, c.gpus);
+  REQUIRE(sw);
+  CHECK(c.topology.device(*sw).kind == DeviceKind::NvSwitch);
+}
+
+TEST_CASE("in_network without a reducing switch is rejected with a clear message", "[collectives]") {
+  const Cluster c = cluster_for(4, false);
+  CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::InNetwork, 1_MiB)),
+                    Catch::Contains("in_network") && Catch::Contains("in_network_reduction"));
+}
+
+TEST_CASE("unsupported combinations are rejected naming what is supported", "[collectives]") {
+  const Cluster c = cluster_for(4);
+  CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec_of(Collective::ReduceScatter, Algorithm::Tree, 1_MiB)),
+                    Catch::Contains("tree") && Catch::Contains("allreduce, broadcast, reduce"));
+  CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Ring, Bytes{1002})),
+                    Catch::Contains("whole number"));
+  const std::vector<DeviceId> twice{c.gpus[0], c.gpus[0]};
+  CHECK_THROWS_WITH(build_schedule(c.topology, twice, spec_of(Collective::AllReduce, Algorithm::Ring, 1_MiB)),
+                    Catch::Contains("repeats"));
+  std::vector<DeviceId> ranks = c.gpus;  // 2 per host
+  CHECK_NOTHROW(build_schedule(c.topology, ranks, spec_of(Collective::AllReduce, Algorithm::Ring2D, 1_MiB)));
+  ranks.pop_back();  // last node now has 1 rank
+  CHECK_THROWS_WITH(
+      build_schedule(c.topology, ranks, spec_of(Collective::AllReduce, Algorithm::Ring2D, Bytes{3 * 4096})),
+      Catch::Contains("same number of ranks"));
+}
+
+TEST_CASE("a single rank compiles to an empty schedule", "[collectives]") {
+  const Cluster c = cluster_for(2);
+  const std::vector<DeviceId> one{c.gpus[0]};
+  const Schedule s = build_schedule(c.topology, one, spec_of(Collective::AllReduce, Algorithm::Ring, 1_MiB));
+  CHECK(s.ops().empty());
+}
+
+TEST_CASE("fp8 quantised ring allreduce: a quarter of the bytes, encode before and decode after each hop",
+          "[collectives][payload]") {
+  const int p = GENERATE(2, 4, 8);
+  const Cluster c = cluster_for(p);
+  const Bytes n{std::int64_t(p) * kFp32 * 1024};
+  CollectiveSpec spec = spec_of(Collective::AllReduce, Algorithm::Ring, n);
+  spec.payload.compression = Compression::quantize(DataType::Fp8);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec);
+  REQUIRE(s.check().empty());
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.bytes_sent[std::size_t(r)] == 2 * (p - 1) * n.count() / p / 4);
+    // Reduce-scatter re-encodes each partial sum (p-1); the allgather encodes the owned block once
+    // and forwards the others as received.
+    CHECK(t.encodes[std::size_t(r)] == p);
+    CHECK(t.decodes[std::size_t(r)] == 2 * (p - 1));
+  }
+}
+
+TEST_CASE("top-k allreduce is an allgather of (value, index) parts", "[collectives][payload]") {
+  const int p = 4;
+  const Cluster c = cluster_for(p);
+  const Bytes n{1000 * kFp32};
+  CollectiveSpec spec = spec_of(Collective::AllReduce, Algorithm::Ring, n);
+  spec.payload.compression = Compression::topk(0.01);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec);
+  REQUIRE(s.check().empty());
+  const std::int64_t part = 10 * (4 + 4);  // 10 kept fp32 values + int32 indices
+  const test::RankTotals t = test::totals(s);
+  for (int r = 0; r < p; ++r) {
+    CHECK(t.sends[std::size_t(r)] == p - 1);
+    CHECK(t.bytes_sent[std::size_t(r)] == (p - 1) * part);
+    CHECK(t.encodes[std::size_t(r)] == 1);
+    CHECK(t.decodes[std::size_t(r)] == p);  // own part + p-1 received
+  }
+  spec.algorithm = Algorithm::Tree;
+  CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec), Catch::Contains("allgather of sparse parts"));
+}
+
+TEST_CASE("ring broadcast and reduce are pipelined chains from / to the root", "[collectives]") {
+  const int p = 5;
+  const Cluster c = cluster_for(p);
+  CollectiveSpec spec = spec_of(Collective::Broadcast, Algorithm::Ring, Bytes{4000 * kFp32}, 1, 1000_B);
+  spec.root = 2;
+  const Schedule b = build_schedule(c.topology, c.gpus, spec);
+  const test::RankTotals tb = test::totals(b);
+  CHECK(tb.bytes_sent[2] == 4000 * kFp32);
+  CHECK(tb.bytes_sent[1] == 0);  // the chain ends just before the root
+  CHECK(sum(tb.sends, p) == (p - 1) * 16);
+  require_correct(b, 2);
+  spec.collective = Collective::Reduce;
+  const Schedule r = build_schedule(c.topology, c.gpus, spec);
+  CHECK(test::totals(r).bytes_sent[2] == 0);
+  require_correct(r, 2);
+}
+
+TEST_CASE("algorithm names round-trip and aliases resolve", "[collectives]") {
+  for (int i = 0; i < kAlgorithmCount; ++i) CHECK(find_algorithm(to_string(Algorithm(i))) == Algorithm(i));
+  CHECK(find_algorithm("rabenseifner") == Algorithm::HalvingDoubling);
+  CHECK(find_algorithm("sharp") == Algorithm::InNetwork);
+  CHECK(find_algorithm("ps") == Algorithm::ParameterServer);
+  CHECK_FALSE(find_algorithm("butterfly"));
+  CHECK(algorithm_names().find("halving_doubling") != std::string::npos);
+}
+
+TEST_CASE("nccl algorithm builds what nccl_choose picks", "[collectives][nccl]") {
+  const Cluster c = test::leaf_cluster(1, 8, 100_Gbps, 1_us);
+  const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::Nccl, 64_MiB));
+  CHECK(s.algorithm().rfind("nccl:", 0) == 0);
+  CHECK(s.check().empty());
+  CHECK_FALSE(s.ops().empty());
+}

@@ -1,0 +1,228 @@
+// The flow network alone: max-min fair rates and completion times computed by hand, rate caps,
+// rounding, statistics, and the incremental reallocation against a from-scratch one.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "../../sim/src/flow_network.hpp"
+
+using namespace ringlab;
+using namespace ringlab::literals;
+using ringlab::sim::detail::FlowId;
+using ringlab::sim::detail::FlowNetwork;
+using ringlab::sim::detail::RouteId;
+
+namespace {
+
+/// Runs the network to completion without an event queue: reallocate, then finish every flow whose
+/// completion time is the earliest. Returns each flow's completion time by the order it was started.
+std::vector<Duration> run_to_completion(FlowNetwork& net, const std::vector<FlowId>& flows) {
+  std::map<FlowId, std::size_t> index;
+  for (std::size_t i = 0; i < flows.size(); ++i) index[flows[i]] = i;
+  std::vector<Duration> done(flows.size());
+  Duration now;
+  std::vector<FlowId> changed;
+  while (net.active_flows() > 0) {
+    net.reallocate(now, changed);
+    Duration next = Duration::max();
+    for (const auto& [flow, i] : index)
+      if (net.is_active(flow)) next = std::min(next, net.finish_time(flow, now));
+    now = next;
+    for (const auto& [flow, i] : index) {
+      if (!net.is_active(flow) || net.finish_time(flow, now) != now) continue;
+      done[i] = now;
+      net.finish(flow, now);
+    }
+  }
+  return done;
+}
+
+}  // namespace
+
+TEST_CASE("flow network: two flows on one channel get half each", "[network]") {
+  FlowNetwork net({1.0});
+  const std::vector<ChannelId> path{0};
+  const RouteId r = net.add_route(path);
+  const FlowId a = net.start(r, 1000, Duration{}, sim::detail::kUnlimitedRate);
+  const FlowId b = net.start(r, 3000, Duration{}, sim::detail::kUnlimitedRate);
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(changed.size() == 2);
+  CHECK(net.rate(a) == 0.5);
+  CHECK(net.rate(b) == 0.5);
+  // a: 1000 B at 0.5 B/ps -> 2000 ps; then b has 2000 B left alone at 1 B/ps -> 4000 ps.
+  const auto done = run_to_completion(net, {a, b});
+  CHECK(done[0] == 2000_ps);
+  CHECK(done[1] == 4000_ps);
+}
+
+TEST_CASE("flow network: max-min with three links, bottlenecks elsewhere free capacity", "[network]") {
+  // Links A (1 B/ps), B (2 B/ps), C (3 B/ps). Flows f1: A,B  f2: B,C  f3: C  f4: A.
+  // Progressive filling: A is the bottleneck at 1/2 -> f1 = f4 = 0.5; B has 1.5 left for f2 and C
+  // offers f2 3/2 as well -> f2 = 1.5; C has 1.5 left for f3 -> f3 = 1.5.
+  FlowNetwork net({1.0, 2.0, 3.0});
+  const std::vector<ChannelId> ab{0, 1}, bc{1, 2}, c{2}, a{0};
+  const FlowId f1 = net.start(net.add_route(ab), 500, Duration{});
+  const FlowId f2 = net.start(net.add_route(bc), 3000, Duration{});
+  const FlowId f3 = net.start(net.add_route(c), 1500, Duration{});
+  const FlowId f4 = net.start(net.add_route(a), 1000, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.rate(f1) == Approx(0.5));
+  CHECK(net.rate(f2) == Approx(1.5));
+  CHECK(net.rate(f3) == Approx(1.5));
+  CHECK(net.rate(f4) == Approx(0.5));
+  CHECK(net.load(0) == Approx(1.0));
+  CHECK(net.load(1) == Approx(2.0));
+  CHECK(net.load(2) == Approx(3.0));
+  // f1 (500 B) and f3 (1500 B) finish at 1000 ps. Then f4 has 500 B alone on A (1 B/ps) -> 1500 ps,
+  // and f2 has 1500 B limited by B (2 B/ps) -> 1000 + 750 = 1750 ps.
+  const auto done = run_to_completion(net, {f1, f2, f3, f4});
+  CHECK(done[0] == 1000_ps);
+  CHECK(done[1] == 1750_ps);
+  CHECK(done[2] == 1000_ps);
+  CHECK(done[3] == 1500_ps);
+}
+
+TEST_CASE("flow network: a per-flow rate cap leaves the rest to the others", "[network]") {
+  FlowNetwork net({1.0});
+  const std::vector<ChannelId> path{0};
+  const RouteId r = net.add_route(path);
+  const FlowId capped = net.start(r, 100, Duration{}, 0.25);
+  const FlowId free = net.start(r, 100, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.rate(capped) == 0.25);
+  CHECK(net.rate(free) == 0.75);
+  // A cap above the fair share does not bind.
+  FlowNetwork loose({1.0});
+  const RouteId r2 = loose.add_route(path);
+  const FlowId x = loose.start(r2, 100, Duration{}, 0.9);
+  const FlowId y = loose.start(r2, 100, Duration{});
+  loose.reallocate(Duration{}, changed);
+  CHECK(loose.rate(x) == 0.5);
+  CHECK(loose.rate(y) == 0.5);
+}
+
+TEST_CASE("flow network: full duplex channels are independent", "[network]") {
+  FlowNetwork net({1.0, 1.0});
+  const std::vector<ChannelId> forward{0}, backward{1};
+  const FlowId a = net.start(net.add_route(forward), 100, Duration{});
+  const FlowId b = net.start(net.add_route(backward), 100, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.rate(a) == 1.0);
+  CHECK(net.rate(b) == 1.0);
+}
+
+TEST_CASE("flow network: completion times are exact for rates that divide evenly", "[network]") {
+  // 4 MiB at 12.5 GB/s = 4194304 / 0.0125 B/ps = 335544320 ps, although 0.0125 is not a binary fraction.
+  const Bandwidth rate = 100_Gbps;
+  FlowNetwork net({rate.bytes_per_second() / 1e12});
+  const std::vector<ChannelId> path{0};
+  const FlowId f = net.start(net.add_route(path), double((4_MiB).count()), Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.finish_time(f, Duration{}) == Duration{335544320});
+  CHECK(net.finish_time(f, Duration{}) == 4_MiB / rate);
+}
+
+TEST_CASE("flow network: progress is settled when a rate changes, residues count as done", "[network]") {
+  FlowNetwork net({1.0});
+  const std::vector<ChannelId> path{0};
+  const RouteId r = net.add_route(path);
+  const FlowId a = net.start(r, 1000, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.remaining(a, 400_ps) == Approx(600));
+  // A second flow at 400 ps halves a's rate: 600 B left at 0.5 B/ps -> 1600 ps.
+  const FlowId b = net.start(r, 10, 400_ps);
+  changed.clear();
+  net.reallocate(400_ps, changed);
+  CHECK(changed == std::vector<FlowId>{a, b});
+  CHECK(net.remaining(a, 400_ps) == Approx(600));
+  CHECK(net.finish_time(a, 400_ps) == 1600_ps);
+  CHECK(net.finish_time(b, 400_ps) == 420_ps);
+  // At its completion time the remainder is gone and finish_time() answers "now", not "later".
+  CHECK(net.finish_time(b, 420_ps) == 420_ps);
+  CHECK(net.remaining(b, 420_ps) <= FlowNetwork::kResidueBytes);
+}
+
+TEST_CASE("flow network: only flows whose rate changed are reported", "[network]") {
+  FlowNetwork net({1.0, 1.0});
+  const std::vector<ChannelId> first{0}, second{1};
+  const FlowId a = net.start(net.add_route(first), 100, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  changed.clear();
+  const FlowId b = net.start(net.add_route(second), 100, 10_ps);
+  net.reallocate(10_ps, changed);
+  CHECK(changed == std::vector<FlowId>{b});  // a's component was not touched
+  CHECK(net.rate(a) == 1.0);
+  CHECK(net.reallocations() == 2);
+}
+
+TEST_CASE("flow network: channel statistics count bytes and busy time", "[network]") {
+  FlowNetwork net({1.0, 1.0});
+  const std::vector<ChannelId> both{0, 1};
+  const std::vector<ChannelId> first{0};
+  const FlowId a = net.start(net.add_route(both), 100, Duration{});
+  const FlowId b = net.start(net.add_route(first), 300, Duration{});
+  const auto done = run_to_completion(net, {a, b});
+  CHECK(done[0] == 200_ps);  // shares channel 0 with b at 0.5 B/ps
+  CHECK(done[1] == 400_ps);  // 200 B at 0.5, then 200 B at 1
+  CHECK(net.channel_bytes(0) == 400);
+  CHECK(net.channel_bytes(1) == 100);
+  CHECK(net.channel_busy(0, done[1]) == 400_ps);
+  CHECK(net.channel_busy(1, done[1]) == 200_ps);
+}
+
+TEST_CASE("flow network: incremental reallocation equals a from-scratch one, never overloads", "[network]") {
+  std::mt19937_64 rng(7);
+  constexpr int kChannels = 12;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> capacity(kChannels);
+    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    FlowNetwork net(capacity);
+    bool overloaded = false;
+    net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-9).has_value(); });
+    struct Live {
+      FlowId id;
+      std::vector<ChannelId> route;
+      double cap;
+    };
+    std::vector<Live> live;
+    std::vector<FlowId> changed;
+    Duration now;
+    for (int step = 0; step < 60; ++step) {
+      now += Duration{std::int64_t(rng() % 3)};
+      const int starts = int(rng() % 3);
+      for (int s = 0; s < starts; ++s) {
+        std::vector<ChannelId> route;
+        const int hops = 1 + int(rng() % 4);
+        for (int h = 0; h < hops; ++h) {
+          const auto c = ChannelId(rng() % kChannels);
+          if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
+        }
+        const double cap = rng() % 4 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
+        live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
+      }
+      if (!live.empty() && rng() % 2 == 0) {
+        const std::size_t k = rng() % live.size();
+        net.finish(live[k].id, now);
+        live.erase(live.begin() + std::ptrdiff_t(k));
+      }
+      net.reallocate(now, changed);
+      FlowNetwork fresh(capacity);
+      std::vector<FlowId> fresh_ids;
+      for (const Live& f : live) fresh_ids.push_back(fresh.start(fresh.add_route(f.route), 1e6, now, f.cap));
+      fresh.reallocate(now, changed);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])));
+    }
+    CHECK_FALSE(overloaded);
+  }
+}

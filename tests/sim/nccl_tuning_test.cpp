@@ -1,0 +1,196 @@
+// NCCL tuning model: table values recomputed by hand from NCCL src/graph/tuning.cc (v2.19) and the
+// choices NCCL is known to make (LL for small messages, LL128 in the middle, Simple for bulk).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ringlab/sim/nccl_tuning.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+/// One H100 node: 8 GPUs, 16 channels of 450/16 GB/s over NVLink.
+NcclModel h100_node() {
+  NcclModel m;
+  m.ranks = 8;
+  m.nodes = 1;
+  m.channels = 16;
+  m.nvlink = true;
+  m.gpu = GpuModel::H100;
+  m.intra = 450_GBps;
+  return m;
+}
+
+/// Four H100 nodes, 8 GPUs each, one 400 Gb/s NIC (50 GB/s) per GPU, 4 channels.
+NcclModel h100_four_nodes() {
+  NcclModel m = h100_node();
+  m.ranks = 32;
+  m.nodes = 4;
+  m.channels = 4;
+  m.inter = 50_GBps;
+  return m;
+}
+
+const NcclEstimate& row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, Protocol p) {
+  const auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const NcclEstimate& e) { return e.algorithm == a && e.protocol == p; });
+  REQUIRE(it != rows.end());
+  return *it;
+}
+
+/// An HGX-style host: 8 H100s on an NVSwitch with 18 NVLink4 links each, one NDR NIC per GPU.
+Topology hgx_hosts(int hosts, std::vector<DeviceId>& gpus) {
+  Topology t;
+  Device leaf;
+  leaf.name = "leaf0";
+  leaf.kind = DeviceKind::Leaf;
+  const DeviceId leaf_id = t.add_device(leaf);
+  for (int h = 0; h < hosts; ++h) {
+    const std::string node = "node" + std::to_string(h);
+    const HostId host = t.add_host(node);
+    Device sw;
+    sw.name = node + "/nvswitch0";
+    sw.kind = DeviceKind::NvSwitch;
+    sw.host = host;
+    const DeviceId nvs = t.add_device(sw);
+    for (int g = 0; g < 8; ++g) {
+      Device gpu;
+      gpu.name = node + "/gpu" + std::to_string(g);
+      gpu.host = host;
+      gpu.local_index = g;
+      gpu.gpu_model = GpuModel::H100;
+      const DeviceId id = t.add_device(gpu);
+      Device nic;
+      nic.name = node + "/nic" + std::to_string(g);
+      nic.kind = DeviceKind::Nic;
+      nic.host = host;
+      nic.local_index = g;
+      const DeviceId nic_id = t.add_device(nic);
+      t.add_link(Topology::default_link(id, nvs, LinkKind::NvLink4, 18));
+      t.add_link(Topology::default_link(id, nic_id, LinkKind::Pcie5));
+      t.add_link(Topology::default_link(nic_id, leaf_id, LinkKind::IbNdr));
+      gpus.push_back(id);
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("nccl: one H100 node, allreduce rows of the latency/bandwidth table", "[nccl]") {
+  const auto rows = nccl_estimates(h100_node(), Collective::AllReduce, 1_GiB);
+  REQUIRE(rows.size() == 6);  // tree and ring, LL/LL128/Simple each
+  // Ring/Simple: baseLat 8.4 + 2(p-1) x hwLat[NVLink][Ring][Simple] 3.4 = 8.4 + 14 x 3.4 us.
+  const NcclEstimate& ring = row(rows, NcclAlgorithm::Ring, Protocol::Simple);
+  CHECK(ring.latency.microseconds() == Approx(56.0));
+  // busBw = 16 x 450/16 GB/s; algBw = busBw x p / 2(p-1).
+  CHECK(ring.bandwidth.gigabytes_per_second() == Approx(450.0 * 8 / 14));
+  CHECK(ring.time.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 450.0 * 8 / 14)).epsilon(1e-6));
+  // Ring/LL: 6.6 + 14 x 0.6 us; busBw = min(llMaxBw[Hopper][N1] 87.7, 450/4).
+  const NcclEstimate& ll = row(rows, NcclAlgorithm::Ring, Protocol::LL);
+  CHECK(ll.latency.microseconds() == Approx(15.0));
+  CHECK(ll.bandwidth.gigabytes_per_second() == Approx(87.7 * 8 / 14));
+  // Ring/LL128: 14 + 14 x 1.9 us; busBw = min(0.92 x 450, 16 x 36.7).
+  const NcclEstimate& ll128 = row(rows, NcclAlgorithm::Ring, Protocol::LL128);
+  CHECK(ll128.latency.microseconds() == Approx(40.6));
+  CHECK(ll128.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 8 / 14));
+  // Tree/Simple: 0 + 2 x (p-1) x 28 us; busBw = min(0.92 x 450, 16 x 38.7), algBw half of it
+  // (1 GiB is past the correction table).
+  const NcclEstimate& tree = row(rows, NcclAlgorithm::Tree, Protocol::Simple);
+  CHECK(tree.latency.microseconds() == Approx(392.0));
+  CHECK(tree.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 0.5));
+  // Tree/LL128: 14 + 2 x 7 x 1.25 us; busBw = min(0.92 x 450 x 7/9, 16 x 36.7) / 2.
+  const NcclEstimate& tree128 = row(rows, NcclAlgorithm::Tree, Protocol::LL128);
+  CHECK(tree128.latency.microseconds() == Approx(31.5));
+  CHECK(tree128.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 7 / 9 * 0.5));
+}
+
+TEST_CASE("nccl: LL for small messages, LL128 in between, Simple for bulk (one H100 node)", "[nccl]") {
+  const NcclModel m = h100_node();
+  CHECK(nccl_choose(m, Collective::AllReduce, 8_B).name == "ring/ll");
+  // 1 MiB: ring/LL 15 + 1 MiB / 50.1 GB/s = 35.9 us beats tree/LL128 (31.5 + 1 MiB / (161 x 0.6)).
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_MiB).name == "ring/ll");
+  // 4 MiB: ring/LL128 40.6 + 17.7 = 58.3 us beats ring/Simple 72.3 us and tree/LL128 64.1 us.
+  CHECK(nccl_choose(m, Collective::AllReduce, 4_MiB).name == "ring/ll128");
+  const NcclChoice bulk = nccl_choose(m, Collective::AllReduce, 1_GiB);
+  CHECK(bulk.name == "ring/simple");
+  CHECK(bulk.algorithm == Algorithm::Ring);
+  CHECK(bulk.protocol == Protocol::Simple);
+  CHECK(bulk.channels == 16);
+  CHECK(bulk.chunk == 512_KiB);
+  CHECK(bulk.step_latency.microseconds() == Approx(3.4));
+  CHECK(bulk.predicted.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 450.0 * 8 / 14)).epsilon(1e-6));
+}
+
+TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple plateau", "[nccl]") {
+  const NcclModel m = h100_four_nodes();
+  // nsteps 2(32-1) = 62, of which 2 x 4 cross the network at hwLat[NET][Ring][Simple] 14 us; the
+  // rest pay max(hwLat[NVLink] 3.4, 3 x 1 us net overhead).
+  const double lat = 8.4 + (62 - 8) * 3.4 + 8 * 14.0;
+  CHECK(row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::Simple)
+            .latency.microseconds() == Approx(lat));
+  // Past 64 B per channel per rank the ring plateau factor 1.4 applies (compute capability >= 8.0).
+  const NcclEstimate& big = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Ring, Protocol::Simple);
+  CHECK(big.latency.microseconds() == Approx(lat * 1.4));
+  // Network-bound: busBw = 4 channels x min(450, 50)/4 GB/s.
+  CHECK(big.bandwidth.gigabytes_per_second() == Approx(50.0 * 32 / 62));
+  // Tree/Simple: 2 x ((8-1) x 28 + log2(4) x 28) us.
+  CHECK(row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::Simple)
+            .latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 28.0)));
+}
+
+TEST_CASE("nccl: only the ring serves reduce-scatter, allgather, broadcast and reduce", "[nccl]") {
+  for (Collective c : {Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast, Collective::Reduce})
+    for (const NcclEstimate& e : nccl_estimates(h100_node(), c, 1_MiB)) CHECK(e.algorithm == NcclAlgorithm::Ring);
+  // AllGather: p-1 ring steps, algBw = busBw x p/(p-1).
+  const auto rows = nccl_estimates(h100_node(), Collective::AllGather, 1_GiB);
+  CHECK(row(rows, NcclAlgorithm::Ring, Protocol::Simple).latency.microseconds() == Approx(8.4 + 7 * 3.4));
+}
+
+TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLink", "[nccl]") {
+  NcclModel m = h100_node();
+  m.nvls = true;
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  const NcclEstimate& nvls = row(rows, NcclAlgorithm::Nvls, Protocol::Simple);
+  CHECK(nvls.latency.microseconds() == Approx(23.0));                     // hwLat[NVLink][NVLS][Simple]
+  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(450.0 * 5 / 6));  // busBw x 5/6
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_GiB).algorithm == Algorithm::InNetwork);
+  m.nvls = false;
+  m.nvlink = false;
+  for (const NcclEstimate& e : nccl_estimates(m, Collective::AllReduce, 1_MiB)) CHECK(e.protocol != Protocol::LL128);
+}
+
+TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
+  std::vector<DeviceId> gpus;
+  const Topology one = hgx_hosts(1, gpus);
+  const NcclModel m = nccl_model(one, gpus);
+  CHECK(m.ranks == 8);
+  CHECK(m.nodes == 1);
+  CHECK(m.nvlink);
+  CHECK(m.gpu == GpuModel::H100);
+  CHECK(m.intra.gigabytes_per_second() == Approx(450.0));  // 18 NVLink4 links x 25 GB/s
+  CHECK(m.channels == 13);                                 // ceil(450 / 36.7)
+  gpus.clear();
+  const Topology two = hgx_hosts(2, gpus);
+  const NcclModel m2 = nccl_model(two, gpus);
+  CHECK(m2.nodes == 2);
+  CHECK(m2.inter.gigabytes_per_second() == Approx(50.0));  // 8 NDR ports / 8 ranks per host
+  CHECK(m2.channels == 2);                                 // ceil(50 / 36.7)
+  CHECK_FALSE(m2.collnet);
+  // Multi-node picks are charged the network's per-hop latency.
+  const NcclChoice c = nccl_choose(two, gpus, Collective::AllReduce, 1_GiB);
+  CHECK(c.name == "ring/simple");
+  CHECK(c.step_latency.microseconds() == Approx(14.0));  // hwLat[NET][Ring][Simple]
+}
+
+TEST_CASE("nccl: a single rank costs nothing", "[nccl]") {
+  NcclModel m = h100_node();
+  m.ranks = 1;
+  CHECK(nccl_estimates(m, Collective::AllReduce, 1_MiB).empty());
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_MiB).predicted == Duration{});
+}

@@ -1,0 +1,281 @@
+// Router: shortest paths with ECMP on small hand-built clusters, the forwarding rules (GPUs and third
+// hosts never forward), determinism, and a hidden timing check on a 1024-host rail-optimised cluster.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <set>
+#include <string>
+
+#include "hand_built_clusters.hpp"
+#include "ringlab/topology/generators.hpp"
+#include "ringlab/topology/routing.hpp"
+
+using namespace ringlab;
+using namespace ringlab::literals;
+using namespace ringlab::test;
+
+namespace {
+
+std::vector<DeviceId> devices_on(const Topology& t, const Route& r) {
+  std::vector<DeviceId> out;
+  for (ChannelId c : r.channels) out.push_back(t.channel_target(c));
+  return out;
+}
+
+ClusterSpec generated(int nodes, NodeTemplate node, FabricKind fabric, int nodes_per_leaf = 0) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(node);
+  spec.fabric.kind = fabric;
+  spec.fabric.nodes_per_leaf = nodes_per_leaf;
+  return spec;
+}
+
+/// The rules every route must follow: it is a connected walk from src to dst of hops(src, dst) links,
+/// no GPU inside it, and only the two end hosts' internals on it.
+void check_route_rules(const Topology& t, const Router& router, DeviceId src, DeviceId dst, const Route& r) {
+  REQUIRE(r.channels.size() == std::size_t(*router.hops(src, dst)));
+  DeviceId at = src;
+  for (std::size_t i = 0; i < r.channels.size(); ++i) {
+    REQUIRE(t.channel_source(r.channels[i]) == at);
+    at = t.channel_target(r.channels[i]);
+    if (i + 1 == r.channels.size()) break;
+    const Device& d = t.device(at);
+    CHECK(d.kind != DeviceKind::Gpu);
+    CHECK((d.host == kNoHost || d.host == t.device(src).host || d.host == t.device(dst).host));
+  }
+  CHECK(at == dst);
+}
+
+}  // namespace
+
+TEST_CASE("generated clusters: every route follows the rules, path_count matches all_routes",
+          "[routing]") {
+  const ClusterSpec spec = GENERATE(generated(2, NodeTemplate::V100x4, FabricKind::SingleSwitch),
+                                    generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
+                                    generated(4, NodeTemplate::DgxA100, FabricKind::RailOptimized),
+                                    generated(8, NodeTemplate::Pcie8, FabricKind::FatTree3, 2),
+                                    generated(4, NodeTemplate::Generic, FabricKind::Racks, 2));
+  const Topology t = make_cluster(spec);
+  const Router router(t);
+  const std::vector<DeviceId> gpus = t.gpus();
+  constexpr std::size_t kRouteLimit = 256;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (const DeviceId dst : {gpus[(i + 1) % gpus.size()], gpus[gpus.size() - 1 - i], gpus[0]}) {
+      const DeviceId src = gpus[i];
+      if (src == dst) continue;
+      for (std::uint64_t key = 0; key < 4; ++key) check_route_rules(t, router, src, dst, router.route(src, dst, key));
+      const std::uint64_t count = router.path_count(src, dst);
+      const std::vector<Route> all = router.all_routes(src, dst, kRouteLimit);
+      CHECK(all.size() == std::min<std::uint64_t>(count, kRouteLimit));
+      std::set<std::vector<ChannelId>> distinct;
+      for (const Route& r : all) {
+        check_route_rules(t, router, src, dst, r);
+        distinct.insert(r.channels);
+      }
+      CHECK(distinct.size() == all.size());
+    }
+}
+
+TEST_CASE("two hosts through one switch: gpu, nic, switch, nic, gpu; latency summed, bottleneck the "
+          "slowest link, overhead the largest",
+          "[routing]") {
+  Cluster c;
+  auto [gpu0, nic0] = c.simple_host("node0");
+  auto [gpu1, nic1] = c.simple_host("node1");
+  const DeviceId leaf = c.add("leaf0", DeviceKind::Leaf, kNoHost, 1);
+  c.link(nic0, leaf, LinkKind::IbNdr);
+  c.link(nic1, leaf, LinkKind::IbNdr);
+  const Router router(c.t);
+
+  const Route r = router.route(gpu0, gpu1);
+  CHECK(devices_on(c.t, r) == std::vector<DeviceId>{nic0, leaf, nic1, gpu1});
+  CHECK(c.t.channel_source(r.channels.front()) == gpu0);
+  const LinkDefaults& pcie = link_defaults(LinkKind::Pcie4);
+  const LinkDefaults& ib = link_defaults(LinkKind::IbNdr);
+  CHECK(r.latency == pcie.hop_latency * 2 + ib.hop_latency * 2);
+  CHECK(r.bottleneck == pcie.per_lane * double(pcie.default_lanes));
+  CHECK(r.overhead == ib.rdma_overhead);
+  CHECK(router.hops(gpu0, gpu1) == 4);
+  CHECK(router.path_count(gpu0, gpu1) == 1);
+  CHECK(router.hops(gpu0, gpu0) == 0);
+  CHECK_THROWS_AS(router.route(gpu0, gpu0), std::invalid_argument);
+}
+
+TEST_CASE("leaf-spine with two spines: two equal-cost paths between racks, Hash spreads flow keys over "
+          "both spines, First always takes the lowest link",
+          "[routing]") {
+  LeafSpine ls;
+  const DeviceId a = ls.gpus[0], b = ls.gpus[1];
+  const Router hashed(ls.c.t, EcmpPolicy::Hash, 7);
+  const Router first(ls.c.t, EcmpPolicy::First);
+  CHECK(hashed.hops(a, b) == 6);
+  CHECK(hashed.path_count(a, b) == 2);
+
+  auto spine_of = [&](const Route& r) {
+    for (DeviceId d : devices_on(ls.c.t, r))
+      if (ls.c.t.device(d).kind == DeviceKind::Spine) return d;
+    FAIL("route has no spine");
+    return DeviceId{};
+  };
+  constexpr int kFlows = 64;
+  std::set<DeviceId> hashed_spines, first_spines;
+  for (std::uint64_t key = 0; key < kFlows; ++key) {
+    hashed_spines.insert(spine_of(hashed.route(a, b, key)));
+    first_spines.insert(spine_of(first.route(a, b, key)));
+  }
+  CHECK(hashed_spines == std::set<DeviceId>{ls.spine0, ls.spine1});
+  CHECK(first_spines == std::set<DeviceId>{ls.spine0});
+
+  const auto all = hashed.all_routes(a, b);
+  REQUIRE(all.size() == 2);
+  CHECK(spine_of(all[0]) == ls.spine0);
+  CHECK(spine_of(all[1]) == ls.spine1);
+  CHECK(hashed.all_routes(a, b, 1).size() == 1);
+}
+
+TEST_CASE("within a rack the route turns at the leaf and never climbs to a spine", "[routing]") {
+  LeafSpine ls(2);
+  const Router router(ls.c.t);
+  CHECK(router.hops(ls.gpus[0], ls.gpus[1]) == 4);
+  CHECK(router.path_count(ls.gpus[0], ls.gpus[1]) == 1);
+}
+
+TEST_CASE("the same arguments always give the same route, across routers too", "[routing]") {
+  LeafSpine ls;
+  const Router r1(ls.c.t, EcmpPolicy::Hash, 3);
+  const Router r2(ls.c.t, EcmpPolicy::Hash, 3);
+  for (std::uint64_t key = 0; key < 16; ++key) {
+    const Route x = r1.route(ls.gpus[0], ls.gpus[1], key);
+    CHECK(x.channels == r1.route(ls.gpus[0], ls.gpus[1], key).channels);
+    CHECK(x.channels == r2.route(ls.gpus[0], ls.gpus[1], key).channels);
+  }
+}
+
+TEST_CASE("GPUs never forward: a GPU reachable only through another GPU is unreachable", "[routing]") {
+  Cluster c;
+  const HostId h0 = c.t.add_host("node0");
+  const DeviceId gpu0 = c.add("node0/gpu0", DeviceKind::Gpu, h0);
+  const DeviceId gpu1 = c.add("node0/gpu1", DeviceKind::Gpu, h0);
+  const DeviceId nic = c.add("node0/nic0", DeviceKind::Nic, h0);
+  c.link(gpu0, gpu1, LinkKind::NvLink4, 4);
+  c.link(gpu1, nic, LinkKind::Pcie5);
+  auto [remote, remote_nic] = c.simple_host("node1");
+  c.link(nic, remote_nic, LinkKind::IbNdr);
+  const Router router(c.t);
+
+  CHECK(router.hops(gpu1, remote) == 3);
+  CHECK_FALSE(router.hops(gpu0, remote).has_value());
+  CHECK(router.path_count(gpu0, remote) == 0);
+  CHECK(router.all_routes(gpu0, remote).empty());
+  CHECK_THROWS_AS(router.route(gpu0, remote), std::invalid_argument);
+  CHECK_THROWS_WITH(router.route(remote, gpu0), Catch::Contains("no route from node1/gpu0 to node0/gpu0"));
+
+  SECTION("with a longer path through the CPU, the route takes it instead of crossing gpu1") {
+    const DeviceId cpu = c.add("node0/cpu0", DeviceKind::Cpu, h0);
+    c.link(gpu0, cpu, LinkKind::Pcie5);
+    c.link(cpu, nic, LinkKind::Pcie5);
+    const Router detour(c.t);
+    const Route r = detour.route(gpu0, remote);
+    CHECK(devices_on(c.t, r) == std::vector<DeviceId>{cpu, nic, remote_nic, remote});
+  }
+}
+
+TEST_CASE("paths never transit a third host's internals", "[routing]") {
+  // node0 -- node2 -- node1 by direct NIC cables (short), and node0 -- sw0 -- sw1 -- sw2 -- node1 (long).
+  Cluster c;
+  auto [a, a_nic] = c.simple_host("node0");
+  auto [b, b_nic] = c.simple_host("node1");
+  const HostId h2 = c.t.add_host("node2");
+  const DeviceId m_nic0 = c.add("node2/nic0", DeviceKind::Nic, h2);
+  const DeviceId m_nic1 = c.add("node2/nic1", DeviceKind::Nic, h2);
+  const DeviceId m_cpu = c.add("node2/cpu0", DeviceKind::Cpu, h2);
+  c.link(m_nic0, m_cpu, LinkKind::Pcie5);
+  c.link(m_cpu, m_nic1, LinkKind::Pcie5);
+  c.link(a_nic, m_nic0, LinkKind::IbNdr);
+  c.link(m_nic1, b_nic, LinkKind::IbNdr);
+  {
+    const Router router(c.t);
+    CHECK_FALSE(router.hops(a, b).has_value());
+    CHECK(router.hops(a, m_cpu) == 3);  // node2's internals serve routes that end there
+  }
+  const DeviceId sw0 = c.add("sw0", DeviceKind::Leaf, kNoHost, 1);
+  const DeviceId sw1 = c.add("sw1", DeviceKind::Spine, kNoHost, 2);
+  const DeviceId sw2 = c.add("sw2", DeviceKind::Leaf, kNoHost, 1);
+  c.link(a_nic, sw0, LinkKind::IbNdr);
+  c.link(sw0, sw1, LinkKind::IbNdr);
+  c.link(sw1, sw2, LinkKind::IbNdr);
+  c.link(sw2, b_nic, LinkKind::IbNdr);
+  const Router router(c.t);
+  const Route r = router.route(a, b);
+  CHECK(devices_on(c.t, r) == std::vector<DeviceId>{a_nic, sw0, sw1, sw2, b_nic, b});
+  CHECK(router.hops(a, b) == 6);
+}
+
+TEST_CASE("within a host the route stays inside: GPU, NVSwitch, GPU", "[routing]") {
+  RailCluster rc(2, 4, 1, 1);
+  const Router router(rc.c.t);
+  const Route r = router.route(rc.hosts[0].gpus[0], rc.hosts[0].gpus[3]);
+  REQUIRE(r.channels.size() == 2);
+  CHECK(rc.c.t.device(rc.c.t.channel_target(r.channels[0])).kind == DeviceKind::NvSwitch);
+  CHECK(router.path_count(rc.hosts[0].gpus[0], rc.hosts[0].gpus[3]) == 1);
+}
+
+TEST_CASE("rail-optimised hosts: each GPU sends and receives on the NIC of its own PCIe switch",
+          "[routing]") {
+  RailCluster rc(2, 4, 2, 2);
+  const Topology& t = rc.c.t;
+  const Router router(t);
+  auto uses = [&](const Route& r, DeviceId d) {
+    const auto on = devices_on(t, r);
+    return std::find(on.begin(), on.end(), d) != on.end();
+  };
+  SECTION("same rail: gpu, pcie switch, nic, leaf, nic, pcie switch, gpu") {
+    for (std::size_t g = 0; g < 4; ++g) {
+      const Route r = router.route(rc.hosts[0].gpus[g], rc.hosts[1].gpus[g], g);
+      CHECK(r.channels.size() == 6);
+      CHECK(uses(r, rc.hosts[0].nics[g]));
+      CHECK(uses(r, rc.hosts[1].nics[g]));
+    }
+  }
+  SECTION("different rails: leave on the own rail, cross rails at a spine, enter on the receiver's rail") {
+    for (std::uint64_t key = 0; key < 8; ++key) {
+      const Route r = router.route(rc.hosts[0].gpus[0], rc.hosts[1].gpus[3], key);
+      CHECK(r.channels.size() == 8);
+      CHECK(uses(r, rc.hosts[0].nics[0]));
+      CHECK(uses(r, rc.hosts[1].nics[3]));
+    }
+    CHECK(router.path_count(rc.hosts[0].gpus[0], rc.hosts[1].gpus[3]) == 2);  // one per spine
+  }
+}
+
+TEST_CASE("a switch is a valid source or destination", "[routing]") {
+  LeafSpine ls;
+  const Router router(ls.c.t);
+  CHECK(router.hops(ls.spine0, ls.gpus[0]) == 3);
+  CHECK(router.hops(ls.gpus[0], ls.spine1) == 3);
+  CHECK(router.hops(ls.spine0, ls.spine1) == 2);
+  CHECK(router.path_count(ls.spine0, ls.spine1) == 2);
+}
+
+TEST_CASE("routing speed: an 8192-rank ring on 1024 rail-optimised hosts", "[.perf]") {
+  constexpr int kHosts = 1024, kGpus = 8, kHostsPerLeaf = 32, kSpines = 64;
+  const auto t0 = std::chrono::steady_clock::now();
+  RailCluster rc(kHosts, kGpus, kHostsPerLeaf, kSpines);
+  const auto t1 = std::chrono::steady_clock::now();
+  const Router router(rc.c.t);
+  std::vector<DeviceId> ring = rc.c.t.gpus();
+  const auto t2 = std::chrono::steady_clock::now();
+  std::size_t hops = 0;
+  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()]).channels.size();
+  const auto t3 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()], 1).channels.size();
+  const auto t4 = std::chrono::steady_clock::now();
+  using us = std::chrono::duration<double, std::micro>;
+  WARN("devices " << rc.c.t.device_count() << ", links " << rc.c.t.link_count() << "; build "
+                  << us(t1 - t0).count() / 1e3 << " ms, router " << us(t2 - t1).count() / 1e3 << " ms, "
+                  << ring.size() << " routes cold " << us(t3 - t2).count() / 1e3 << " ms ("
+                  << us(t3 - t2).count() / double(ring.size()) << " us each), warm "
+                  << us(t4 - t3).count() / double(ring.size()) << " us each; hops " << hops);
+  CHECK(hops > 0);
+}

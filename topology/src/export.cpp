@@ -1,0 +1,151 @@
+// Export of a cluster graph (export.hpp): DOT and GraphML through Boost.Graph's writers with dynamic
+// properties, and the scenario file's explicit cluster form through nlohmann::json.
+#include "ringlab/topology/export.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphml.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <boost/property_map/dynamic_property_map.hpp>
+
+#include "ringlab/topology/scenario.hpp"
+
+namespace ringlab {
+namespace {
+
+constexpr int kBandwidthDigits = 12;  ///< significant digits of a written bandwidth (exact to ~1e-12)
+constexpr int kJsonIndent = 2;
+constexpr std::int64_t kPsPerNs = 1000;
+constexpr std::int64_t kPsPerUs = 1000 * kPsPerNs;
+constexpr std::int64_t kPsPerMs = 1000 * kPsPerUs;
+
+/// "400Gbps", "126.030769231Gbps": Gbps with kBandwidthDigits significant digits.
+std::string bandwidth_text(Bandwidth b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*gGbps", kBandwidthDigits, b.gbps());
+  return buf;
+}
+
+/// Exact: the largest of ms, us, ns, ps that divides the value; "0" for zero.
+std::string duration_text(Duration d) {
+  const std::int64_t ps = d.picoseconds();
+  if (ps == 0) return "0";
+  if (ps % kPsPerMs == 0) return std::to_string(ps / kPsPerMs) + "ms";
+  if (ps % kPsPerUs == 0) return std::to_string(ps / kPsPerUs) + "us";
+  if (ps % kPsPerNs == 0) return std::to_string(ps / kPsPerNs) + "ns";
+  return std::to_string(ps) + "ps";
+}
+
+bool is_network(LinkKind k) {
+  const LinkFamily f = link_family(k);
+  return f == LinkFamily::InfiniBand || f == LinkFamily::Ethernet;
+}
+
+bool can_reduce(DeviceKind k) { return k == DeviceKind::NvSwitch || is_fabric_switch(k); }
+
+// ---- Boost.Graph copy with string attributes -----------------------------------------------------
+
+struct VertexAttributes {
+  std::string name, label, kind, host, rack, tier;
+};
+struct EdgeAttributes {
+  std::string label, kind, lanes, transport, bandwidth, latency, overhead;
+};
+using AttributeGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexAttributes, EdgeAttributes>;
+
+AttributeGraph attribute_graph(const Topology& t) {
+  AttributeGraph g(t.device_count());
+  for (DeviceId id = 0; id < t.device_count(); ++id) {
+    const Device& d = t.device(id);
+    VertexAttributes& v = g[id];
+    v.name = d.name;
+    v.label = d.name;
+    v.kind = std::string(to_string(d.kind));
+    v.host = d.host == kNoHost ? "" : t.host(d.host).name;
+    v.rack = d.rack == kNoRack ? "" : t.rack(d.rack).name;
+    v.tier = std::to_string(d.tier);
+  }
+  for (const Link& l : t.links()) {
+    EdgeAttributes e;
+    e.kind = std::string(to_string(l.kind));
+    e.lanes = std::to_string(l.lanes);
+    e.transport = std::string(to_string(l.transport));
+    e.bandwidth = bandwidth_text(l.bandwidth);
+    e.latency = duration_text(l.latency);
+    e.overhead = duration_text(l.overhead);
+    e.label = e.kind + " " + e.bandwidth;
+    boost::add_edge(l.a, l.b, e, g);
+  }
+  return g;
+}
+
+boost::dynamic_properties attribute_properties(AttributeGraph& g, bool with_label) {
+  boost::dynamic_properties dp(boost::ignore_other_properties);
+  if (with_label) dp.property("label", boost::get(&VertexAttributes::label, g));
+  dp.property("kind", boost::get(&VertexAttributes::kind, g));
+  dp.property("host", boost::get(&VertexAttributes::host, g));
+  dp.property("rack", boost::get(&VertexAttributes::rack, g));
+  dp.property("tier", boost::get(&VertexAttributes::tier, g));
+  if (with_label) dp.property("label", boost::get(&EdgeAttributes::label, g));
+  dp.property("kind", boost::get(&EdgeAttributes::kind, g));
+  dp.property("lanes", boost::get(&EdgeAttributes::lanes, g));
+  dp.property("transport", boost::get(&EdgeAttributes::transport, g));
+  dp.property("bandwidth", boost::get(&EdgeAttributes::bandwidth, g));
+  dp.property("latency", boost::get(&EdgeAttributes::latency, g));
+  dp.property("overhead", boost::get(&EdgeAttributes::overhead, g));
+  return dp;
+}
+
+}  // namespace
+
+void write_dot(std::ostream& out, const Topology& topology) {
+  AttributeGraph g = attribute_graph(topology);
+  boost::dynamic_properties dp = attribute_properties(g, true);
+  dp.property("node_id", boost::get(&VertexAttributes::name, g));
+  boost::write_graphviz_dp(out, g, dp, "node_id");
+}
+
+void write_graphml(std::ostream& out, const Topology& topology) {
+  AttributeGraph g = attribute_graph(topology);
+  boost::dynamic_properties dp = attribute_properties(g, false);
+  dp.property("name", boost::get(&VertexAttributes::name, g));
+  boost::write_graphml(out, g, dp, true);
+}
+
+nlohmann::ordered_json cluster_json(const Topology& t) {
+  using Json = nlohmann::ordered_json;
+  Json racks = Json::array(), hosts = Json::array(), devices = Json::array(), links = Json::array();
+  for (const Rack& r : t.racks()) racks.push_back(Json{{"name", r.name}});
+  for (const Host& h : t.hosts()) {
+    Json j{{"name", h.name}};
+    if (h.rack != kNoRack) j["rack"] = t.rack(h.rack).name;
+    hosts.push_back(std::move(j));
+  }
+  for (const Device& d : t.devices()) {
+    Json j{{"name", d.name}, {"kind", to_string(d.kind)}};
+    if (d.host != kNoHost) j["host"] = t.host(d.host).name;
+    if (d.host == kNoHost && d.rack != kNoRack && is_fabric_switch(d.kind)) j["rack"] = t.rack(d.rack).name;
+    if (d.kind == DeviceKind::Gpu) j["gpu_model"] = to_string(d.gpu_model);
+    if (d.in_network_reduction && can_reduce(d.kind)) j["in_network_reduction"] = true;
+    devices.push_back(std::move(j));
+  }
+  for (const Link& l : t.links()) {
+    Json j{{"a", t.device(l.a).name}, {"b", t.device(l.b).name}, {"kind", to_string(l.kind)}, {"lanes", l.lanes}};
+    if (is_network(l.kind)) j["transport"] = to_string(l.transport);
+    j["bandwidth"] = bandwidth_text(l.bandwidth);
+    j["latency"] = duration_text(l.latency);
+    j["overhead"] = duration_text(l.overhead);
+    links.push_back(std::move(j));
+  }
+  return Json{{"racks", racks}, {"hosts", hosts}, {"devices", devices}, {"links", links}};
+}
+
+void write_json(std::ostream& out, const Topology& topology) {
+  const nlohmann::ordered_json doc{{"ringlab", kScenarioFormatVersion}, {"cluster", cluster_json(topology)}};
+  out << doc.dump(kJsonIndent) << '\n';
+}
+
+}  // namespace ringlab

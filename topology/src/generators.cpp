@@ -1,0 +1,544 @@
+// Generators: node templates and fabrics (see generators.hpp for the model and naming).
+//
+// The template table below is the only place where node layouts are written down; link speeds come
+// from kinds.cpp through Topology::default_link. The checks mirror the scenario-file keys so the
+// scenario loader can point at the offending field.
+#include "ringlab/topology/generators.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ringlab {
+namespace {
+
+struct TemplateRow {
+  NodeTemplate id;
+  std::string_view name;
+  std::string_view alias;  ///< second accepted name, or ""
+  GpuModel gpu;
+  int gpus;
+  GpuInterconnect interconnect;
+  bool nvswitch_reduction;
+  int cpus;
+  LinkKind pcie;
+  int pcie_switches;
+  int nics;
+  LinkKind nic;
+  std::string_view source;
+};
+
+// Node layouts. NVLink generation and links per GPU come from gpu_spec(gpu); PCIe width from
+// link_defaults(pcie).default_lanes. Storage and management NICs are left out: they carry no
+// gradient traffic.
+constexpr std::array<TemplateRow, 5> kTemplates{{
+    {NodeTemplate::DgxA100, "dgx_a100", "hgx_a100", GpuModel::A100, 8, GpuInterconnect::NvSwitch, false, 2,
+     LinkKind::Pcie4, 4, 8, LinkKind::IbHdr,
+     "NVIDIA DGX A100 System Architecture white paper (2020): 8 A100 SXM4, 6 NVSwitch, 4 PCIe gen4 "
+     "switches each with 2 GPUs and 2 ConnectX-6 HDR 200 Gb/s NICs, 2x AMD EPYC 7742"},
+    {NodeTemplate::DgxH100, "dgx_h100", "hgx_h100", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 8, LinkKind::IbNdr,
+     "NVIDIA DGX H100 User Guide (2023): 8 H100 SXM5, 4 third-generation NVSwitch with NVLink SHARP, "
+     "8 ConnectX-7 NDR 400 Gb/s, each on a PCIe gen5 switch with its GPU, 2x Xeon 8480C"},
+    {NodeTemplate::Pcie8, "pcie8", "", GpuModel::A100, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 2,
+     LinkKind::IbHdr,
+     "typical 8-GPU PCIe gen4 server (e.g. Supermicro SYS-420GP-TNR): 4 PCIe switches under 2 sockets, "
+     "2 HDR NICs"},
+    {NodeTemplate::V100x4, "v100x4", "", GpuModel::V100, 4, GpuInterconnect::AllToAll, false, 2, LinkKind::Pcie3, 2, 1,
+     LinkKind::IbEdr,
+     "4-GPU V100 SXM2 server (DGX Station, a DGX-1 quad): each V100's 6 NVLink2 links as 2 to each "
+     "peer, PCIe gen3, one EDR 100 Gb/s NIC"},
+    {NodeTemplate::Generic, "generic", "", GpuModel::Generic, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 1,
+     LinkKind::Eth100, "a neutral starting point for custom nodes: PCIe gen4, one 100GbE RoCE NIC"},
+}};
+
+constexpr std::array<std::string_view, 3> kInterconnectNames{"none", "nvswitch", "all_to_all"};
+constexpr std::array<std::string_view, 6> kFabricNames{"none",      "single_switch",  "leaf_spine",
+                                                       "fat_tree3", "rail_optimized", "racks"};
+
+// Sanity limits against typos ("nodes": 1000000) that would exhaust memory; not hardware limits.
+struct Limits {
+  int nodes = 65536;
+  int gpus = 64;
+  int cpus = 8;
+  int pcie_switches = 64;
+  int nics = 64;
+  int lanes = 64;
+  int switches = 4096;
+  double oversubscription = 1024.0;
+  std::int64_t links = 4'000'000;  ///< host-internal links of the whole cluster
+};
+constexpr Limits kLimits;
+
+// Slack for the uplink port count: 16.000000001 ports needed means 16, not 17.
+constexpr double kRoundingSlack = 1e-9;
+
+const TemplateRow& template_row(NodeTemplate t) { return kTemplates[std::size_t(t)]; }
+
+template <typename Names>
+std::string join_names(const Names& names) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+template <typename Names>
+std::optional<std::size_t> index_of(const Names& names, std::string_view name) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  return std::nullopt;
+}
+
+bool is_network(LinkKind k) {
+  const LinkFamily f = link_family(k);
+  return f == LinkFamily::InfiniBand || f == LinkFamily::Ethernet;
+}
+
+// Bandwidth per direction of one link of `kind` with `lanes` lanes, as Topology would build it.
+Bandwidth link_bandwidth(LinkKind kind, int lanes) { return Topology::default_link(0, 1, kind, lanes).bandwidth; }
+
+// ---- checks ----------------------------------------------------------------------------------------
+
+class Checker {
+ public:
+  void range(std::string field, int value, int lo, int hi) {
+    if (value >= lo && value <= hi) return;
+    add(std::move(field), "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " +
+                              std::to_string(value));
+  }
+  void divides(std::string field, int divisor, int total, std::string_view total_name) {
+    if (divisor < 1 || total % divisor == 0) return;
+    add(std::move(field), std::to_string(divisor) + " does not divide the " + std::string(total_name) + " (" +
+                              std::to_string(total) + "): expected a divisor of " + std::to_string(total));
+  }
+  void family(std::string field, LinkKind kind, bool ok, std::string_view expected) {
+    if (ok) return;
+    add(std::move(field), "link kind \"" + std::string(to_string(kind)) + "\" is not " + std::string(expected));
+  }
+  void add(std::string field, std::string message) {
+    problems_.push_back(SpecProblem{std::move(field), std::move(message)});
+  }
+  std::vector<SpecProblem> take() { return std::move(problems_); }
+
+ private:
+  std::vector<SpecProblem> problems_;
+};
+
+void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
+  c.range("node/gpus", n.gpus, 1, kLimits.gpus);
+  c.range("node/cpus", n.cpus, 1, kLimits.cpus);
+  c.range("node/pcie_switches", n.pcie_switches, 0, kLimits.pcie_switches);
+  c.range("node/pcie_lanes", n.pcie_lanes, 1, kLimits.lanes);
+  c.range("node/nics", n.nics, needs_nics ? 1 : 0, kLimits.nics);
+  c.range("node/nic_ports", n.nic_ports, 1, kLimits.lanes);
+  c.family("node/pcie", n.pcie, link_family(n.pcie) == LinkFamily::Pcie, "a PCIe generation (pcie3 .. pcie6)");
+  c.family("node/nic", n.nic, is_network(n.nic), "an InfiniBand or Ethernet port kind");
+  if (n.transport != Transport::Rdma && n.transport != Transport::Tcp) c.add("node/transport", "expected rdma or tcp");
+  if (n.transport == Transport::Tcp && link_family(n.nic) == LinkFamily::InfiniBand)
+    c.add("node/transport", "tcp over InfiniBand (" + std::string(to_string(n.nic)) +
+                                "): expected rdma, or an Ethernet NIC kind for tcp");
+  if (n.gpu_interconnect == GpuInterconnect::None) return;
+  c.family("node/nvlink", n.nvlink, link_family(n.nvlink) == LinkFamily::NvLink,
+           "an NVLink generation (nvlink1 .. nvlink5)");
+  const int min_links = n.gpu_interconnect == GpuInterconnect::AllToAll ? std::max(1, n.gpus - 1) : 1;
+  if (n.nvlinks < min_links || n.nvlinks > kLimits.lanes)
+    c.add("node/nvlinks", "expected " + std::to_string(min_links) + " to " + std::to_string(kLimits.lanes) +
+                              " NVLink links per GPU for gpu_interconnect " +
+                              std::string(to_string(n.gpu_interconnect)) + ", got " + std::to_string(n.nvlinks));
+}
+
+// Host-internal links of one node, for the size limit.
+std::int64_t node_link_count(const NodeSpec& n) {
+  const std::int64_t gpus = n.gpus, cpus = n.cpus;
+  const std::int64_t nvlinks = n.gpu_interconnect == GpuInterconnect::AllToAll   ? gpus * (gpus - 1) / 2
+                               : n.gpu_interconnect == GpuInterconnect::NvSwitch ? gpus
+                                                                                 : 0;
+  return nvlinks + gpus + n.nics + n.pcie_switches + cpus * (cpus - 1) / 2;
+}
+
+void check_size(Checker& c, const ClusterSpec& s) {
+  const std::int64_t links = node_link_count(s.node) * s.nodes;
+  if (links <= kLimits.links) return;
+  c.add("nodes", "the cluster would have " + std::to_string(links) + " host-internal links: expected at most " +
+                     std::to_string(kLimits.links) + " (is the node count a typo?)");
+}
+
+void check_uplink(Checker& c, const FabricSpec& f) {
+  if (f.uplink) c.family("fabric/uplink", *f.uplink, is_network(*f.uplink), "an InfiniBand or Ethernet port kind");
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void check_oversubscription(Checker& c, double ratio) {
+  if (std::isfinite(ratio) && ratio >= 1.0 && ratio <= kLimits.oversubscription) return;
+  c.add("fabric/oversubscription", "expected a ratio from 1 (non-blocking) to " +
+                                       std::to_string(int(kLimits.oversubscription)) +
+                                       " (downlink / uplink bandwidth), got " + format_number(ratio));
+}
+
+void check_fabric(Checker& c, const FabricSpec& f, int nodes) {
+  const bool leaf_based =
+      f.kind == FabricKind::LeafSpine || f.kind == FabricKind::FatTree3 || f.kind == FabricKind::Racks;
+  if (leaf_based) {
+    c.range("fabric/nodes_per_leaf", f.nodes_per_leaf, 1, kLimits.nodes);
+    c.divides("fabric/nodes_per_leaf", f.nodes_per_leaf, nodes, "number of nodes");
+  }
+  switch (f.kind) {
+    case FabricKind::None:
+    case FabricKind::SingleSwitch: return;
+    case FabricKind::LeafSpine:
+      c.range("fabric/spines", f.spines, 1, kLimits.switches);
+      check_oversubscription(c, f.oversubscription);
+      check_uplink(c, f);
+      return;
+    case FabricKind::FatTree3: {
+      c.range("fabric/spines", f.spines, 1, kLimits.switches);
+      c.range("fabric/cores", f.cores, 1, kLimits.switches);
+      c.range("fabric/leaves_per_pod", f.leaves_per_pod, 1, kLimits.switches);
+      if (f.nodes_per_leaf >= 1 && nodes % f.nodes_per_leaf == 0)
+        c.divides("fabric/leaves_per_pod", f.leaves_per_pod, nodes / f.nodes_per_leaf, "number of leaves");
+      check_oversubscription(c, f.oversubscription);
+      check_uplink(c, f);
+      return;
+    }
+    case FabricKind::RailOptimized: {
+      c.range("fabric/nodes_per_group", f.nodes_per_group, 0, kLimits.nodes);
+      c.divides("fabric/nodes_per_group", f.nodes_per_group, nodes, "number of nodes");
+      const bool one_group = f.nodes_per_group == 0 || f.nodes_per_group == nodes;
+      c.range("fabric/spines", f.spines, one_group ? 0 : 1, kLimits.switches);
+      check_oversubscription(c, f.oversubscription);
+      check_uplink(c, f);
+      return;
+    }
+    case FabricKind::Racks:
+      c.range("fabric/uplinks", f.uplinks, 1, kLimits.lanes);
+      check_uplink(c, f);
+      return;
+  }
+}
+
+// ---- building --------------------------------------------------------------------------------------
+
+struct NodeIds {
+  HostId host = kNoHost;
+  std::vector<DeviceId> nics;
+};
+
+void connect(Topology& t, DeviceId a, DeviceId b, LinkKind kind, int lanes, Transport transport = Transport::None) {
+  t.add_link(Topology::default_link(a, b, kind, lanes, transport));
+}
+
+std::vector<DeviceId> add_devices(Topology& t, HostId host, const std::string& host_name, DeviceKind kind,
+                                  std::string_view stem, int count, GpuModel model = GpuModel::Generic) {
+  std::vector<DeviceId> ids;
+  for (int i = 0; i < count; ++i) {
+    Device d;
+    d.name = host_name + "/" + std::string(stem) + std::to_string(i);
+    d.kind = kind;
+    d.host = host;
+    d.local_index = i;
+    d.gpu_model = model;
+    ids.push_back(t.add_device(std::move(d)));
+  }
+  return ids;
+}
+
+// Connects item i of `items` to targets[i*T/items] with a PCIe link: the even-spread attachment rule.
+void attach_spread(Topology& t, const NodeSpec& n, const std::vector<DeviceId>& items,
+                   const std::vector<DeviceId>& targets) {
+  for (std::size_t i = 0; i < items.size(); ++i)
+    connect(t, items[i], targets[i * targets.size() / items.size()], n.pcie, n.pcie_lanes);
+}
+
+void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std::string& host_name,
+                          const std::vector<DeviceId>& gpus) {
+  if (n.gpu_interconnect == GpuInterconnect::NvSwitch) {
+    Device sw;
+    sw.name = host_name + "/nvswitch";
+    sw.kind = DeviceKind::NvSwitch;
+    sw.host = host;
+    sw.local_index = 0;
+    sw.in_network_reduction = n.nvswitch_reduction;
+    const DeviceId nvswitch = t.add_device(std::move(sw));
+    for (DeviceId g : gpus) connect(t, g, nvswitch, n.nvlink, n.nvlinks);
+    return;
+  }
+  if (n.gpu_interconnect != GpuInterconnect::AllToAll) return;
+  const int per_pair = n.nvlinks / (n.gpus - 1);
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (std::size_t j = i + 1; j < gpus.size(); ++j) connect(t, gpus[i], gpus[j], n.nvlink, per_pair);
+}
+
+NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId rack) {
+  NodeIds ids;
+  ids.host = t.add_host(name, rack, std::string(to_string(n.base)));
+  const auto gpus = add_devices(t, ids.host, name, DeviceKind::Gpu, "gpu", n.gpus, n.gpu_model);
+  add_gpu_interconnect(t, n, ids.host, name, gpus);
+  const auto cpus = add_devices(t, ids.host, name, DeviceKind::Cpu, "cpu", n.cpus);
+  const auto pcie = add_devices(t, ids.host, name, DeviceKind::PcieSwitch, "pcie", n.pcie_switches);
+  ids.nics = add_devices(t, ids.host, name, DeviceKind::Nic, "nic", n.nics);
+
+  const std::vector<DeviceId>& attach = pcie.empty() ? cpus : pcie;
+  attach_spread(t, n, gpus, attach);
+  attach_spread(t, n, ids.nics, attach);
+  attach_spread(t, n, pcie, cpus);
+  for (std::size_t a = 0; a < cpus.size(); ++a)
+    for (std::size_t b = a + 1; b < cpus.size(); ++b) connect(t, cpus[a], cpus[b], LinkKind::Smp, 0);
+  return ids;
+}
+
+// Builds the fabric of one cluster once its nodes exist.
+class FabricBuilder {
+ public:
+  FabricBuilder(Topology& t, const ClusterSpec& spec, const std::vector<RackId>& racks)
+      : t_(t), spec_(spec), f_(spec.fabric), racks_(racks) {}
+
+  void build(const std::vector<NodeIds>& nodes) {
+    switch (f_.kind) {
+      case FabricKind::None: return;
+      case FabricKind::SingleSwitch: return single_switch(nodes);
+      case FabricKind::LeafSpine: return leaf_spine(nodes);
+      case FabricKind::FatTree3: return fat_tree3(nodes);
+      case FabricKind::RailOptimized: return rail_optimized(nodes);
+      case FabricKind::Racks: return racks(nodes);
+    }
+  }
+
+ private:
+  DeviceId add_switch(DeviceKind kind, std::string stem, int index, RackId rack = kNoRack) {
+    Device d;
+    d.name = f_.prefix + stem;
+    d.kind = kind;
+    d.rack = rack;
+    d.local_index = index;
+    d.tier = default_tier(kind);
+    d.in_network_reduction = f_.in_network_reduction;
+    return t_.add_device(std::move(d));
+  }
+  std::vector<DeviceId> add_switches(DeviceKind kind, std::string_view stem, int count, bool racked = false) {
+    std::vector<DeviceId> ids;
+    for (int i = 0; i < count; ++i)
+      ids.push_back(add_switch(kind, std::string(stem) + std::to_string(i), i, racked ? rack_of_leaf(i) : kNoRack));
+    return ids;
+  }
+  RackId rack_of_leaf(int leaf) const { return racks_.empty() ? kNoRack : racks_[std::size_t(leaf)]; }
+
+  LinkKind uplink_kind() const { return f_.uplink.value_or(spec_.node.nic); }
+  Bandwidth nic_bandwidth() const { return link_bandwidth(spec_.node.nic, spec_.node.nic_ports); }
+  void down(DeviceId nic, DeviceId leaf) {
+    connect(t_, nic, leaf, spec_.node.nic, spec_.node.nic_ports, spec_.node.transport);
+  }
+  void up(DeviceId lower, DeviceId upper, int lanes) {
+    connect(t_, lower, upper, uplink_kind(), lanes, spec_.node.transport);
+  }
+
+  // Ports from a switch with `down_bw` of downlinks to each of `uppers` upper switches so that
+  // down / up <= ratio: total ports rounded up, then spread evenly (rounded up).
+  int uplink_lanes(Bandwidth down_bw, double ratio, int uppers) const {
+    const double needed = down_bw / (link_bandwidth(uplink_kind(), 1) * ratio);
+    const int total = std::max(1, int(std::ceil(needed - kRoundingSlack)));
+    return (total + uppers - 1) / uppers;
+  }
+
+  void single_switch(const std::vector<NodeIds>& nodes) {
+    const DeviceId sw = add_switch(DeviceKind::Leaf, "switch", 0, rack_of_leaf(0));
+    for (const NodeIds& n : nodes)
+      for (DeviceId nic : n.nics) down(nic, sw);
+  }
+
+  // Attaches node i's NICs to leaf i / nodes_per_leaf; returns the leaves.
+  std::vector<DeviceId> leaves(const std::vector<NodeIds>& nodes, std::string_view stem) {
+    const int per_leaf = f_.nodes_per_leaf;
+    auto ids = add_switches(DeviceKind::Leaf, stem, spec_.nodes / per_leaf, true);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (DeviceId nic : nodes[i].nics) down(nic, ids[i / std::size_t(per_leaf)]);
+    return ids;
+  }
+  Bandwidth leaf_down_bandwidth(int nodes_on_leaf) const {
+    return nic_bandwidth() * double(nodes_on_leaf * spec_.node.nics);
+  }
+
+  void leaf_spine(const std::vector<NodeIds>& nodes) {
+    const auto leaf_ids = leaves(nodes, "leaf");
+    const auto spine_ids = add_switches(DeviceKind::Spine, "spine", f_.spines);
+    const int lanes = uplink_lanes(leaf_down_bandwidth(f_.nodes_per_leaf), f_.oversubscription, f_.spines);
+    for (DeviceId l : leaf_ids)
+      for (DeviceId s : spine_ids) up(l, s, lanes);
+  }
+
+  void fat_tree3(const std::vector<NodeIds>& nodes) {
+    const auto leaf_ids = leaves(nodes, "leaf");
+    const int pods = int(leaf_ids.size()) / f_.leaves_per_pod;
+    const auto agg_ids = add_switches(DeviceKind::Spine, "spine", pods * f_.spines);
+    const auto core_ids = add_switches(DeviceKind::Core, "core", f_.cores);
+    const int leaf_lanes = uplink_lanes(leaf_down_bandwidth(f_.nodes_per_leaf), f_.oversubscription, f_.spines);
+    for (std::size_t l = 0; l < leaf_ids.size(); ++l) {
+      const std::size_t pod = l / std::size_t(f_.leaves_per_pod);
+      for (int j = 0; j < f_.spines; ++j)
+        up(leaf_ids[l], agg_ids[pod * std::size_t(f_.spines) + std::size_t(j)], leaf_lanes);
+    }
+    const Bandwidth agg_down = link_bandwidth(uplink_kind(), leaf_lanes) * double(f_.leaves_per_pod);
+    const int core_lanes = uplink_lanes(agg_down, 1.0, f_.cores);
+    for (DeviceId a : agg_ids)
+      for (DeviceId c : core_ids) up(a, c, core_lanes);
+  }
+
+  void rail_optimized(const std::vector<NodeIds>& nodes) {
+    const int group = f_.nodes_per_group > 0 ? f_.nodes_per_group : spec_.nodes;
+    const int groups = spec_.nodes / group;
+    const int rails = spec_.node.nics;
+    std::vector<DeviceId> rail_leaves;
+    for (int g = 0; g < groups; ++g)
+      for (int r = 0; r < rails; ++r)
+        rail_leaves.push_back(
+            add_switch(DeviceKind::Leaf, "leaf" + std::to_string(g * rails + r), g * rails + r, rack_of_leaf(g)));
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::size_t g = i / std::size_t(group);
+      for (std::size_t r = 0; r < nodes[i].nics.size(); ++r)
+        down(nodes[i].nics[r], rail_leaves[g * std::size_t(rails) + r]);
+    }
+    if (f_.spines == 0) return;
+    const auto spine_ids = add_switches(DeviceKind::Spine, "spine", f_.spines);
+    const int lanes = uplink_lanes(nic_bandwidth() * double(group), f_.oversubscription, f_.spines);
+    for (DeviceId l : rail_leaves)
+      for (DeviceId s : spine_ids) up(l, s, lanes);
+  }
+
+  void racks(const std::vector<NodeIds>& nodes) {
+    const auto tors = leaves(nodes, "tor");
+    const DeviceId core = add_switch(DeviceKind::Core, "core", 0);
+    for (DeviceId tor : tors) up(tor, core, f_.uplinks);
+  }
+
+  Topology& t_;
+  const ClusterSpec& spec_;
+  const FabricSpec& f_;
+  const std::vector<RackId>& racks_;
+};
+
+// Number of racks of the fabric, and the rack index of node i.
+int rack_count(const ClusterSpec& s) {
+  switch (s.fabric.kind) {
+    case FabricKind::None: return 0;
+    case FabricKind::SingleSwitch: return 1;
+    case FabricKind::RailOptimized: return s.fabric.nodes_per_group > 0 ? s.nodes / s.fabric.nodes_per_group : 1;
+    default: return s.nodes / s.fabric.nodes_per_leaf;
+  }
+}
+
+std::string joined(const std::vector<SpecProblem>& problems) {
+  std::string out = "invalid cluster spec:";
+  for (const SpecProblem& p : problems) out += " " + p.field + ": " + p.message + ";";
+  return out;
+}
+
+}  // namespace
+
+NodeSpec node_template(NodeTemplate t) {
+  const TemplateRow& row = template_row(t);
+  NodeSpec n;
+  n.base = t;
+  n.gpus = row.gpus;
+  set_gpu_model(n, row.gpu);
+  n.gpu_interconnect = row.interconnect;
+  n.nvswitch_reduction = row.nvswitch_reduction;
+  n.cpus = row.cpus;
+  n.pcie = row.pcie;
+  n.pcie_lanes = link_defaults(row.pcie).default_lanes;
+  n.pcie_switches = row.pcie_switches;
+  n.nics = row.nics;
+  n.nic = row.nic;
+  n.nic_ports = link_defaults(row.nic).default_lanes;
+  n.transport = Transport::Rdma;
+  return n;
+}
+
+std::optional<NodeTemplate> find_node_template(std::string_view name) {
+  for (const TemplateRow& row : kTemplates)
+    if (row.name == name || (!row.alias.empty() && row.alias == name)) return row.id;
+  return std::nullopt;
+}
+
+std::string_view to_string(NodeTemplate t) { return template_row(t).name; }
+
+std::string node_template_names() {
+  std::string out;
+  for (const TemplateRow& row : kTemplates) {
+    if (!out.empty()) out += ", ";
+    out += row.name;
+    if (!row.alias.empty()) out += ", " + std::string(row.alias);
+  }
+  return out;
+}
+
+std::optional<GpuInterconnect> find_gpu_interconnect(std::string_view name) {
+  if (auto i = index_of(kInterconnectNames, name)) return GpuInterconnect(*i);
+  return std::nullopt;
+}
+std::string_view to_string(GpuInterconnect g) { return kInterconnectNames[std::size_t(g)]; }
+std::string gpu_interconnect_names() { return join_names(kInterconnectNames); }
+
+std::optional<FabricKind> find_fabric_kind(std::string_view name) {
+  if (auto i = index_of(kFabricNames, name)) return FabricKind(*i);
+  return std::nullopt;
+}
+std::string_view to_string(FabricKind k) { return kFabricNames[std::size_t(k)]; }
+std::string fabric_kind_names() { return join_names(kFabricNames); }
+
+int default_tier(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::Leaf: return 1;
+    case DeviceKind::Spine: return 2;
+    case DeviceKind::Core: return 3;
+    default: return 0;
+  }
+}
+
+void set_gpu_model(NodeSpec& node, GpuModel model) {
+  const GpuSpec& gpu = gpu_spec(model);
+  node.gpu_model = model;
+  node.nvlink = gpu.nvlink;
+  node.nvlinks = gpu.nvlinks;
+}
+
+std::vector<SpecProblem> check_cluster_spec(const ClusterSpec& spec) {
+  Checker c;
+  c.range("nodes", spec.nodes, 1, kLimits.nodes);
+  check_node(c, spec.node, spec.fabric.kind != FabricKind::None);
+  if (spec.nodes >= 1) check_fabric(c, spec.fabric, spec.nodes);
+  std::vector<SpecProblem> problems = c.take();
+  if (!problems.empty()) return problems;
+  check_size(c, spec);  // only meaningful once every count is in range
+  return c.take();
+}
+
+void add_cluster(Topology& topology, const ClusterSpec& spec) {
+  if (auto problems = check_cluster_spec(spec); !problems.empty()) throw std::invalid_argument(joined(problems));
+  std::vector<RackId> racks;
+  for (int r = 0; r < rack_count(spec); ++r)
+    racks.push_back(topology.add_rack(spec.fabric.prefix + "rack" + std::to_string(r)));
+  const int nodes_per_rack = racks.empty() ? 1 : spec.nodes / int(racks.size());
+  std::vector<NodeIds> nodes;
+  for (int i = 0; i < spec.nodes; ++i) {
+    const RackId rack = racks.empty() ? kNoRack : racks[std::size_t(i / nodes_per_rack)];
+    nodes.push_back(add_node(topology, spec.node, spec.prefix + std::to_string(i), rack));
+  }
+  FabricBuilder(topology, spec, racks).build(nodes);
+}
+
+Topology make_cluster(const ClusterSpec& spec) {
+  Topology t;
+  add_cluster(t, spec);
+  return t;
+}
+
+}  // namespace ringlab

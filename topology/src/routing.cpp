@@ -1,0 +1,407 @@
+// Router: shortest-path routing with ECMP over a Topology (contract in routing.hpp).
+//
+// Model. Devices fall into three classes. *Fabric* devices (leaf/spine/core switches and any other
+// device outside a host that is not a GPU) forward freely. A *zone* is a host (or a lone GPU outside
+// any host); its internals (CPU, PCIe switch, NVSwitch, NIC) may carry only paths that start or end
+// in that zone. GPUs never forward. A path is therefore a source-zone segment, a fabric segment and a
+// destination-zone segment, each entered once (a path within one host stays inside it, or leaves
+// through the fabric and comes back when that is shorter). Entering each segment once only rules out
+// paths in pathological clusters whose host internals bridge otherwise separate fabric parts.
+//
+// Cost. Paths are shortest in hop count. Among equally short paths those with fewer host-internal
+// hops (links with both ends in one host) win, so a GPU keeps to its nearest NIC when the fabric
+// offers an equally short way: a DGX GPU sending to another rail leaves on its own rail's NIC and
+// crosses rails in the fabric, instead of crossing the host's CPU, as NCCL does without PXN. The cost
+// of a path is the pair (hops, host-internal hops) compared lexicographically; "equal-cost paths"
+// are paths with equal pairs.
+//
+// Algorithm. Fabric-only hop distances are Boost.Graph BFS rows over a CSR graph of the fabric,
+// computed lazily from each switch a host attaches to and cached (memory: rows x fabric size).
+// Per destination we cache the BFS costs inside its zone and its *entries*: (fabric switch, cost from
+// that switch into the zone to the destination). The cost from a fabric switch s to the destination
+// is min over entries e of fabric_distance(s, e.switch) + e.cost. Per call we run a small Dijkstra
+// over the source's zone (tens of devices) seeded from its exits, then walk from the source, at each
+// step choosing among the neighbours whose cost is exactly one link less. A route costs a few
+// microseconds after the caches are warm; construction is O(devices + links).
+//
+// Thread safety: a Router is not thread-safe, even through const methods, because of the lazy caches.
+// Use one Router per thread.
+#include "ringlab/topology/routing.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <compare>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "graph.hpp"
+
+namespace ringlab {
+namespace {
+
+using detail::kFabricZone;
+
+/// Path cost: hop count, then host-internal hop count; compared lexicographically.
+struct Cost {
+  std::int32_t hops = detail::kNoDistance;
+  std::int32_t internal = 0;
+  auto operator<=>(const Cost&) const = default;
+  bool reachable() const { return hops < detail::kNoDistance; }
+};
+constexpr Cost kZeroCost{0, 0};
+constexpr Cost kUnreachable{};
+constexpr Cost kInternalHop{1, 1};  ///< a link with both ends in one host
+constexpr Cost kNetworkHop{1, 0};   ///< any other link
+
+Cost operator+(Cost a, Cost b) {
+  if (!a.reachable() || !b.reachable()) return kUnreachable;
+  return Cost{a.hops + b.hops, a.internal + b.internal};
+}
+
+/// splitmix64 finaliser (Steele, Lea, Flood 2014): a cheap, well-mixed deterministic hash.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+/// Where the destination can be entered from the fabric: a switch and the cost from it to the destination.
+struct Entry {
+  std::uint32_t fabric;  ///< fabric index of the switch
+  Cost cost;
+};
+
+/// Per-destination cache: costs inside the destination's zone and its entries from the fabric.
+struct DestinationInfo {
+  std::vector<Cost> zone_cost;  ///< by index within the zone; empty when the destination is a switch
+  std::vector<Entry> entries;   ///< sorted by fabric index, one per switch
+};
+
+enum class Phase : std::uint8_t { Source, Fabric, Destination };
+
+/// One candidate next hop of a walk.
+struct Step {
+  LinkId link;
+  DeviceId peer;
+  Phase phase;
+};
+
+}  // namespace
+
+struct Router::Impl {
+  const Topology* topology;
+  EcmpPolicy policy;
+  std::uint64_t seed;
+  detail::Zones zones;
+  // Short names for the parts of `zones` used everywhere below (Impl lives on the heap and never moves).
+  const std::vector<std::int32_t>& zone_of = zones.zone_of;
+  const std::vector<std::int32_t>& index_in_zone = zones.index_in_zone;
+  const std::vector<std::vector<DeviceId>>& zone_members = zones.members;
+  const std::vector<std::int32_t>& fabric_index = zones.fabric_index;
+  detail::CsrGraph fabric_graph;
+  mutable std::vector<std::vector<std::int32_t>> fabric_rows;       ///< lazily, by fabric index
+  mutable std::vector<std::unique_ptr<DestinationInfo>> destinations;  ///< lazily, by device
+
+  /// Everything one (src, dst) query needs; built per call.
+  struct Pair {
+    DeviceId src;
+    DeviceId dst;
+    std::int32_t src_zone;
+    std::int32_t dst_zone;
+    const DestinationInfo* destination;
+    std::vector<Cost> source_cost;  ///< by index within the source zone
+    Cost total;
+  };
+
+  Impl(const Topology& t, EcmpPolicy p, std::uint64_t s) : topology(&t), policy(p), seed(s), zones(t) {
+    fabric_graph = detail::induced_graph(t, fabric_index, zones.fabric_count);
+    fabric_rows.resize(zones.fabric_count);
+    destinations.resize(t.device_count());
+  }
+
+  bool is_gpu(DeviceId d) const { return topology->device(d).kind == DeviceKind::Gpu; }
+  /// May `d` appear on a path ending at `dst`, other than as its source? GPUs only as the destination.
+  bool may_enter(DeviceId d, DeviceId dst) const { return d == dst || !is_gpu(d); }
+  Cost hop_cost(DeviceId a, DeviceId b) const {
+    return zone_of[a] != kFabricZone && zone_of[a] == zone_of[b] ? kInternalHop : kNetworkHop;
+  }
+  std::size_t local(DeviceId d) const { return std::size_t(index_in_zone[d]); }
+
+  const std::vector<std::int32_t>& fabric_row(std::uint32_t f) const {
+    auto& row = fabric_rows[f];
+    if (row.empty()) row = detail::bfs_distances(fabric_graph, f);
+    return row;
+  }
+
+  /// Cost from fabric device `f` (fabric index) to the destination described by `info`.
+  Cost fabric_cost(const DestinationInfo& info, std::uint32_t f) const {
+    Cost best = kUnreachable;
+    for (const Entry& e : info.entries) {
+      const std::int32_t d = fabric_row(e.fabric)[f];
+      if (d >= detail::kNoDistance) continue;
+      best = std::min(best, Cost{d, 0} + e.cost);
+    }
+    return best;
+  }
+
+  const DestinationInfo& destination_info(DeviceId dst) const {
+    auto& slot = destinations[dst];
+    if (!slot) slot = std::make_unique<DestinationInfo>(build_destination(dst));
+    return *slot;
+  }
+
+  /// BFS from dst inside its zone (GPUs other than dst are never entered), then its entries.
+  DestinationInfo build_destination(DeviceId dst) const {
+    DestinationInfo info;
+    const std::int32_t zone = zone_of[dst];
+    if (zone == kFabricZone) {
+      info.entries.push_back(Entry{std::uint32_t(fabric_index[dst]), kZeroCost});
+      return info;
+    }
+    const auto& members = zone_members[std::size_t(zone)];
+    info.zone_cost.assign(members.size(), kUnreachable);
+    info.zone_cost[local(dst)] = kZeroCost;
+    std::vector<DeviceId> queue{dst};
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const DeviceId x = queue[head];
+      for (const Adjacency& adj : topology->neighbors(x)) {
+        const DeviceId y = adj.peer;
+        if (zone_of[y] != zone || is_gpu(y) || info.zone_cost[local(y)].reachable()) continue;
+        info.zone_cost[local(y)] = info.zone_cost[local(x)] + kInternalHop;
+        queue.push_back(y);
+      }
+    }
+    std::unordered_map<std::uint32_t, Cost> best;
+    for (const DeviceId x : queue) {
+      for (const Adjacency& adj : topology->neighbors(x)) {
+        if (zone_of[adj.peer] != kFabricZone) continue;
+        const auto f = std::uint32_t(fabric_index[adj.peer]);
+        const Cost c = info.zone_cost[local(x)] + kNetworkHop;
+        auto [it, inserted] = best.emplace(f, c);
+        if (!inserted) it->second = std::min(it->second, c);
+      }
+    }
+    for (const auto& [f, c] : best) info.entries.push_back(Entry{f, c});
+    std::sort(info.entries.begin(), info.entries.end(),
+              [](const Entry& a, const Entry& b) { return a.fabric < b.fabric; });
+    return info;
+  }
+
+  /// Cost from `d` (in the destination zone, src zone != dst zone or after leaving it) to the destination.
+  Cost destination_cost(const Pair& pair, DeviceId d) const {
+    if (!may_enter(d, pair.dst)) return kUnreachable;
+    return pair.destination->zone_cost[local(d)];
+  }
+
+  Pair plan(DeviceId src, DeviceId dst) const {
+    assert(src < topology->device_count() && dst < topology->device_count());
+    Pair pair{src, dst, zone_of[src], zone_of[dst], &destination_info(dst), {}, kUnreachable};
+    if (pair.src_zone == kFabricZone) {
+      pair.total = fabric_cost(*pair.destination, std::uint32_t(fabric_index[src]));
+      return pair;
+    }
+    compute_source_costs(pair);
+    pair.total = pair.source_cost[local(src)];
+    return pair;
+  }
+
+  /// Dijkstra over the source zone, backwards from its exits (and from dst when it is in the zone).
+  void compute_source_costs(Pair& pair) const {
+    const auto& members = zone_members[std::size_t(pair.src_zone)];
+    auto& cost = pair.source_cost;
+    cost.assign(members.size(), kUnreachable);
+    if (pair.dst_zone == pair.src_zone) cost[local(pair.dst)] = kZeroCost;
+    for (const DeviceId x : members) {
+      if (x != pair.src && is_gpu(x)) continue;
+      for (const Adjacency& adj : topology->neighbors(x)) {
+        const std::int32_t peer_zone = zone_of[adj.peer];
+        if (peer_zone == pair.src_zone) continue;
+        Cost c = kUnreachable;
+        if (peer_zone == kFabricZone) {
+          c = kNetworkHop + fabric_cost(*pair.destination, std::uint32_t(fabric_index[adj.peer]));
+        } else if (peer_zone == pair.dst_zone) {
+          c = kNetworkHop + destination_cost(pair, adj.peer);
+        }
+        cost[local(x)] = std::min(cost[local(x)], c);
+      }
+    }
+    using Item = std::pair<Cost, DeviceId>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    for (const DeviceId x : members)
+      if (cost[local(x)].reachable()) heap.emplace(cost[local(x)], x);
+    while (!heap.empty()) {
+      const auto [c, x] = heap.top();
+      heap.pop();
+      if (c != cost[local(x)] || !may_enter(x, pair.dst)) continue;
+      for (const Adjacency& adj : topology->neighbors(x)) {
+        const DeviceId y = adj.peer;
+        if (zone_of[y] != pair.src_zone || (y != pair.src && is_gpu(y))) continue;
+        const Cost via = c + kInternalHop;
+        if (via < cost[local(y)]) {
+          cost[local(y)] = via;
+          heap.emplace(via, y);
+        }
+      }
+    }
+  }
+
+  /// Cost from `node` in `phase` to the destination.
+  Cost cost_at(const Pair& pair, DeviceId node, Phase phase) const {
+    switch (phase) {
+      case Phase::Source: return pair.source_cost[local(node)];
+      case Phase::Fabric: return fabric_cost(*pair.destination, std::uint32_t(fabric_index[node]));
+      case Phase::Destination: return destination_cost(pair, node);
+    }
+    return kUnreachable;
+  }
+
+  /// Phase a walk in `phase` would be in after stepping onto `peer`, or nullopt when not allowed.
+  std::optional<Phase> next_phase(const Pair& pair, Phase phase, DeviceId peer) const {
+    const std::int32_t zone = zone_of[peer];
+    if (zone == kFabricZone) {
+      if (phase == Phase::Destination) return std::nullopt;
+      return Phase::Fabric;
+    }
+    if (phase == Phase::Source && zone == pair.src_zone) {
+      if (peer != pair.dst && is_gpu(peer)) return std::nullopt;
+      return Phase::Source;
+    }
+    if (zone == pair.dst_zone) return Phase::Destination;
+    return std::nullopt;
+  }
+
+  /// The next hops on equal-cost shortest paths from `node`, in ascending link id.
+  std::vector<Step> next_hops(const Pair& pair, DeviceId node, Phase phase) const {
+    const Cost here = cost_at(pair, node, phase);
+    std::vector<Step> steps;
+    for (const Adjacency& adj : topology->neighbors(node)) {
+      const auto next = next_phase(pair, phase, adj.peer);
+      if (!next) continue;
+      const Cost there = cost_at(pair, adj.peer, *next);
+      if (there.reachable() && hop_cost(node, adj.peer) + there == here)
+        steps.push_back(Step{adj.link, adj.peer, *next});
+    }
+    std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.link < b.link; });
+    return steps;
+  }
+
+  Phase start_phase(const Pair& pair) const {
+    return pair.src_zone == kFabricZone ? Phase::Fabric : Phase::Source;
+  }
+
+  Route make_route(const std::vector<ChannelId>& channels) const {
+    Route route;
+    route.channels = channels;
+    bool first = true;
+    for (const ChannelId c : channels) {
+      const Link& link = topology->link(Topology::channel_link(c));
+      route.latency += link.latency;
+      route.overhead = std::max(route.overhead, link.overhead);
+      route.bottleneck = first ? link.bandwidth : std::min(route.bottleneck, link.bandwidth);
+      first = false;
+    }
+    return route;
+  }
+
+  Route walk(const Pair& pair, std::uint64_t flow_key) const {
+    const std::uint64_t flow_hash =
+        splitmix64(seed ^ splitmix64(pair.src ^ splitmix64(std::uint64_t(pair.dst) ^ splitmix64(flow_key))));
+    std::vector<ChannelId> channels;
+    channels.reserve(std::size_t(pair.total.hops));
+    DeviceId node = pair.src;
+    Phase phase = start_phase(pair);
+    while (node != pair.dst) {
+      const std::vector<Step> steps = next_hops(pair, node, phase);
+      assert(!steps.empty());
+      std::size_t pick = 0;
+      if (policy == EcmpPolicy::Hash && steps.size() > 1) pick = splitmix64(flow_hash ^ node) % steps.size();
+      channels.push_back(topology->channel_from(steps[pick].link, node));
+      node = steps[pick].peer;
+      phase = steps[pick].phase;
+    }
+    return make_route(channels);
+  }
+
+  std::uint64_t count_paths(const Pair& pair, DeviceId node, Phase phase,
+                            std::unordered_map<std::uint64_t, std::uint64_t>& memo) const {
+    if (node == pair.dst) return 1;
+    const std::uint64_t key = std::uint64_t(node) * 4 + std::uint64_t(phase);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    std::uint64_t total = 0;
+    for (const Step& s : next_hops(pair, node, phase)) total = saturating_add(total, count_paths(pair, s.peer, s.phase, memo));
+    memo.emplace(key, total);
+    return total;
+  }
+
+  void enumerate(const Pair& pair, DeviceId node, Phase phase, std::vector<ChannelId>& prefix,
+                 std::vector<Route>& out, std::size_t limit) const {
+    if (out.size() >= limit) return;
+    if (node == pair.dst) {
+      out.push_back(make_route(prefix));
+      return;
+    }
+    for (const Step& s : next_hops(pair, node, phase)) {
+      prefix.push_back(topology->channel_from(s.link, node));
+      enumerate(pair, s.peer, s.phase, prefix, out, limit);
+      prefix.pop_back();
+      if (out.size() >= limit) return;
+    }
+  }
+};
+
+Router::Router(const Topology& topology, EcmpPolicy policy, std::uint64_t seed)
+    : impl_(std::make_unique<Impl>(topology, policy, seed)) {}
+Router::~Router() = default;
+Router::Router(Router&&) noexcept = default;
+Router& Router::operator=(Router&&) noexcept = default;
+
+Route Router::route(DeviceId src, DeviceId dst, std::uint64_t flow_key) const {
+  const Topology& t = *impl_->topology;
+  if (src == dst) throw std::invalid_argument("no route from " + t.device(src).name + " to itself");
+  const Impl::Pair pair = impl_->plan(src, dst);
+  if (!pair.total.reachable())
+    throw std::invalid_argument("no route from " + t.device(src).name + " to " + t.device(dst).name);
+  return impl_->walk(pair, flow_key);
+}
+
+std::optional<int> Router::hops(DeviceId src, DeviceId dst) const {
+  if (src == dst) return 0;
+  const Impl::Pair pair = impl_->plan(src, dst);
+  if (!pair.total.reachable()) return std::nullopt;
+  return pair.total.hops;
+}
+
+std::uint64_t Router::path_count(DeviceId src, DeviceId dst) const {
+  if (src == dst) return 1;
+  const Impl::Pair pair = impl_->plan(src, dst);
+  if (!pair.total.reachable()) return 0;
+  std::unordered_map<std::uint64_t, std::uint64_t> memo;
+  return impl_->count_paths(pair, src, impl_->start_phase(pair), memo);
+}
+
+std::vector<Route> Router::all_routes(DeviceId src, DeviceId dst, std::size_t limit) const {
+  std::vector<Route> out;
+  if (limit == 0) return out;
+  if (src == dst) {
+    out.push_back(Route{});
+    return out;
+  }
+  const Impl::Pair pair = impl_->plan(src, dst);
+  if (!pair.total.reachable()) return out;
+  std::vector<ChannelId> prefix;
+  impl_->enumerate(pair, src, impl_->start_phase(pair), prefix, out, limit);
+  return out;
+}
+
+const Topology& Router::topology() const { return *impl_->topology; }
+EcmpPolicy Router::policy() const { return impl_->policy; }
+
+}  // namespace ringlab

@@ -1,0 +1,121 @@
+// Scenario files: reading, top-level validation and the built-in default scenario. The "cluster"
+// section is read by scenario_cluster.cpp; the format is specified in docs/scenario-format.md.
+#include "ringlab/topology/scenario.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ringlab/topology/error.hpp"
+#include "scenario_cluster.hpp"
+#include "scenario_json.hpp"
+
+namespace ringlab {
+namespace {
+
+using detail::JsonNode;
+using detail::JsonReader;
+
+constexpr std::string_view kDefaultScenario = R"({
+  "ringlab": 1,
+  "name": "default",
+  "description": "4 servers with 4 V100 each (NVLink all-to-all), one 100 Gb/s EDR InfiniBand NIC per server, one switch",
+  "cluster": {
+    "generate": {
+      "nodes": 4,
+      "node": { "template": "v100x4" },
+      "fabric": { "kind": "single_switch" }
+    }
+  }
+}
+)";
+
+// "line 3, column 5" for a parse error at 1-based byte `byte` (nlohmann's parse_error::byte).
+std::string line_and_column(std::string_view text, std::size_t byte) {
+  const std::size_t pos = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] != '\n') continue;
+    ++line;
+    line_start = i + 1;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(pos - line_start + 1);
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at ...: " prefix.
+std::string parse_error_reason(const nlohmann::json::parse_error& e) {
+  const std::string what = e.what();
+  const std::size_t start = what.find("parse error");
+  const std::size_t colon = start == std::string::npos ? std::string::npos : what.find(": ", start);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+void read_version(JsonReader& r, const JsonNode& root) {
+  const std::string version = std::to_string(kScenarioFormatVersion);
+  auto v = r.required(root, "ringlab", "\"ringlab\": " + version + " (the format version)");
+  if (!v) return;
+  if ((*v)->is_number_integer() && (*v)->get<std::int64_t>() == kScenarioFormatVersion) return;
+  r.add(v->path, "unsupported format version " + (*v)->dump() + ": expected " + version);
+}
+
+// workload, strategy, simulate: kept as written; only their type is checked here.
+void read_section(JsonReader& r, const JsonNode& root, std::string_view key, nlohmann::json& out) {
+  auto node = r.member(root, key);
+  if (node && r.expect_object(*node)) out = **node;
+}
+
+std::string file_stem(const std::string& file) { return std::filesystem::path(file).stem().string(); }
+
+}  // namespace
+
+Scenario scenario_from_json(const nlohmann::json& document, const std::string& file_name) {
+  ProblemList problems(file_name);
+  JsonReader r(problems);
+  const JsonNode root{&document, ""};
+  Scenario s;
+  s.file = file_name;
+  s.name = file_stem(file_name);
+  s.document = document;
+  if (!r.expect_object(root)) problems.throw_if_any();
+  r.check_keys(root, {"ringlab", "name", "description", "cluster", "workload", "strategy", "simulate"});
+  read_version(r, root);
+  if (auto name = r.optional_member(root, "name", [&](const JsonNode& n) { return r.string(n); })) s.name = *name;
+  if (auto d = r.optional_member(root, "description", [&](const JsonNode& n) { return r.string(n); }))
+    s.description = *d;
+  if (auto cluster = r.required(root, "cluster", "an object describing the cluster (\"generate\", \"devices\", ...)"))
+    detail::read_cluster(r, *cluster, s.cluster);
+  read_section(r, root, "workload", s.workload);
+  read_section(r, root, "strategy", s.strategy);
+  read_section(r, root, "simulate", s.simulate);
+  problems.throw_if_any();
+  return s;
+}
+
+Scenario parse_scenario(std::string_view json_text, const std::string& file_name) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/true,
+                                     /*ignore_comments=*/true);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file_name, line_and_column(json_text, e.byte), "malformed JSON: " + parse_error_reason(e));
+  }
+  return scenario_from_json(document, file_name);
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "", "cannot read the scenario: expected an existing JSON file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open the scenario file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path);
+}
+
+Scenario default_scenario() { return parse_scenario(kDefaultScenario, ""); }
+
+std::string_view default_scenario_json() { return kDefaultScenario; }
+
+}  // namespace ringlab

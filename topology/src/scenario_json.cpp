@@ -1,0 +1,154 @@
+// JsonReader: typed, problem-collecting access to scenario JSON (see scenario_json.hpp).
+#include "scenario_json.hpp"
+
+#include <cmath>
+
+namespace ringlab::detail {
+namespace {
+
+constexpr std::size_t kMaxShownValue = 40;  // characters of a wrong value quoted in a message
+
+// "number 100", "string \"abc\"", "array" -- what the user wrote, briefly.
+std::string describe(const nlohmann::json& value) {
+  if (value.is_array() || value.is_object() || value.is_null()) return value.type_name();
+  std::string text = value.dump();
+  if (text.size() > kMaxShownValue) text = text.substr(0, kMaxShownValue) + "...";
+  return std::string(value.type_name()) + " " + text;
+}
+
+}  // namespace
+
+std::string child_path(const std::string& parent, std::string_view key) {
+  std::string out = parent + "/";
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string child_path(const std::string& parent, std::size_t index) { return parent + "/" + std::to_string(index); }
+
+void JsonReader::wrong_type(const JsonNode& node, std::string_view expected) {
+  add(node.path, "expected " + std::string(expected) + ", got " + describe(*node));
+}
+
+bool JsonReader::expect_object(const JsonNode& node) {
+  if (node->is_object()) return true;
+  wrong_type(node, "an object");
+  return false;
+}
+
+bool JsonReader::expect_array(const JsonNode& node) {
+  if (node->is_array()) return true;
+  wrong_type(node, "an array");
+  return false;
+}
+
+std::optional<JsonNode> JsonReader::member(const JsonNode& object, std::string_view key) const {
+  auto it = object->find(key);
+  if (it == object->end()) return std::nullopt;
+  return JsonNode{&*it, child_path(object.path, key)};
+}
+
+std::optional<JsonNode> JsonReader::required(const JsonNode& object, std::string_view key, std::string_view expected) {
+  if (auto node = member(object, key)) return node;
+  add(child_path(object.path, key), "missing required field: expected " + std::string(expected));
+  return std::nullopt;
+}
+
+void JsonReader::check_keys(const JsonNode& object, std::initializer_list<std::string_view> allowed,
+                            std::string_view context) {
+  for (const auto& [key, value] : object->items()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == key;
+    if (known) continue;
+    std::string names;
+    for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+    const std::string where = context.empty() ? "" : " " + std::string(context);
+    add(child_path(object.path, key), "unknown key \"" + key + "\"" + where + ": expected one of " + names);
+  }
+}
+
+std::vector<JsonNode> JsonReader::elements(const JsonNode& array) const {
+  std::vector<JsonNode> out;
+  for (std::size_t i = 0; i < array->size(); ++i) out.push_back(JsonNode{&(*array)[i], child_path(array.path, i)});
+  return out;
+}
+
+std::optional<std::string> JsonReader::string(const JsonNode& node, std::string_view expected) {
+  if (node->is_string()) return node->get<std::string>();
+  wrong_type(node, expected);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> JsonReader::integer(const JsonNode& node, std::int64_t lo, std::int64_t hi) {
+  if (!node->is_number_integer()) {
+    wrong_type(node, "an integer");
+    return std::nullopt;
+  }
+  const std::string expected = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  // Unsigned values above INT64_MAX read back negative; compare as unsigned first.
+  const bool too_big = node->is_number_unsigned() && node->get<std::uint64_t>() > std::uint64_t(hi);
+  const std::int64_t v = too_big ? hi : node->get<std::int64_t>();
+  if (too_big || v < lo || v > hi) {
+    wrong_type(node, expected);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> JsonReader::number(const JsonNode& node) {
+  if (node->is_number() && std::isfinite(node->get<double>())) return node->get<double>();
+  wrong_type(node, "a number");
+  return std::nullopt;
+}
+
+std::optional<bool> JsonReader::boolean(const JsonNode& node) {
+  if (node->is_boolean()) return node->get<bool>();
+  wrong_type(node, "true or false");
+  return std::nullopt;
+}
+
+std::optional<Bandwidth> JsonReader::bandwidth(const JsonNode& node) {
+  constexpr std::string_view expected = "a bandwidth string with a unit such as \"400Gbps\" or \"50GB/s\"";
+  if (node->is_number()) {
+    add(node.path, "missing unit: expected " + std::string(expected) + ", got " + describe(*node));
+    return std::nullopt;
+  }
+  const auto text = string(node, expected);
+  if (!text) return std::nullopt;
+  try {
+    const Bandwidth bw = parse_bandwidth(*text);
+    if (bw.bits_per_second() > 0 && std::isfinite(bw.bits_per_second())) return bw;
+    add(node.path, "bandwidth \"" + *text + "\" is not positive: expected a bandwidth > 0");
+  } catch (const UnitError& e) {
+    add(node.path, e.what());
+  }
+  return std::nullopt;
+}
+
+std::optional<Duration> JsonReader::duration(const JsonNode& node) {
+  constexpr std::string_view expected = "a duration string with a unit such as \"1.5us\" or \"700ns\"";
+  if (node->is_number() && node->get<double>() != 0) {
+    add(node.path, "missing unit: expected " + std::string(expected) + ", got " + describe(*node));
+    return std::nullopt;
+  }
+  if (node->is_number()) return Duration{};
+  const auto text = string(node, expected);
+  if (!text) return std::nullopt;
+  try {
+    const Duration d = parse_duration(*text);
+    if (d >= Duration{}) return d;
+    add(node.path, "duration \"" + *text + "\" is negative: expected a duration >= 0");
+  } catch (const UnitError& e) {
+    add(node.path, e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace ringlab::detail
