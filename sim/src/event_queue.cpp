@@ -1,16 +1,10 @@
-// EventQueue: radix heap of POD events with slot/generation cancellation (see event_queue.hpp).
+// EventQueue: 4-ary heap of 16-byte keys with per-slot payloads and lazy cancellation (see event_queue.hpp).
 #include "event_queue.hpp"
 
-#include <algorithm>
-#include <bit>
 #include <cassert>
 #include <utility>
 
 namespace ringlab::sim::detail {
-namespace {
-constexpr int kGenerationShift = 32;
-constexpr std::uint64_t kSlotMask = 0xffffffffULL;
-}  // namespace
 
 EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t tag) {
   assert(time >= now_ && "time never runs backwards");
@@ -19,118 +13,102 @@ EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t 
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    slot = std::uint32_t(generation_.size());
-    generation_.push_back(1);  // generation 0 is never live, so no EventId is kNoEvent
+    slot = std::uint32_t(payload_.size());
+    assert(slot <= kSlotMask && "too many pending events");
+    payload_.emplace_back();
   }
-  const std::uint32_t generation = generation_[slot];
-  const Entry entry{time.picoseconds(), next_sequence_++, target, tag, slot, generation};
-  if (entry.time < minimum_) {
-    early_.push_back(entry);
-    std::push_heap(early_.begin(), early_.end(), After{});
-  } else {
-    // An entry at minimum_ joins bucket 0 behind the others there: its sequence number is larger.
-    buckets_[bucket_of(entry.time)].push_back(entry);
-  }
+  const std::uint64_t key = next_sequence_++ << kSlotBits | slot;
+  payload_[slot] = Payload{key, target, tag};
+  heap_.push_back(Entry{time.picoseconds(), key});
+  sift_up(heap_.size() - 1);
   ++live_;
-  return (EventId(generation) << kGenerationShift) | slot;
+  return key;
 }
 
 bool EventQueue::is_pending(EventId id) const {
   const std::uint64_t slot = id & kSlotMask;
-  return id != kNoEvent && slot < generation_.size() && generation_[slot] == std::uint32_t(id >> kGenerationShift);
+  return id != kNoEvent && slot < payload_.size() && payload_[slot].key == id;
 }
 
-void EventQueue::cancel(EventId id) {
-  if (!is_pending(id)) return;
-  const std::uint32_t slot = std::uint32_t(id & kSlotMask);
-  // The entry stays queued and is skipped when it surfaces; the slot can be reused at once because
-  // a reused slot carries a newer generation than the stale entry.
-  if (++generation_[slot] == 0) generation_[slot] = 1;
+void EventQueue::release(std::uint64_t key) {
+  const auto slot = std::uint32_t(key & kSlotMask);
+  payload_[slot].key = 0;
   free_slots_.push_back(slot);
   --live_;
 }
 
-std::size_t EventQueue::bucket_of(std::int64_t time) const {
-  const auto diff = std::uint64_t(time) ^ std::uint64_t(minimum_);
-  return diff == 0 ? 0 : std::size_t(std::bit_width(diff));
+void EventQueue::cancel(EventId id) {
+  // The heap entry stays and is skipped when it surfaces: a reused slot holds a newer key.
+  if (is_pending(id)) release(id);
 }
 
-bool EventQueue::refill() {
-  buckets_[0].clear();
-  front_ = 0;
-  std::size_t i = 1;
-  while (i < kBuckets && buckets_[i].empty()) ++i;
-  if (i == kBuckets) return false;
-  std::vector<Entry>& source = buckets_[i];
-  std::int64_t least = source.front().time;
-  for (const Entry& e : source) least = std::min(least, e.time);
-  minimum_ = least;
-  // Every entry of bucket i lands in a lower bucket relative to the new minimum; buckets above i
-  // keep their place because the new minimum agrees with the old one on the bits above i - 1.
-  for (const Entry& e : source) buckets_[bucket_of(e.time)].push_back(e);
-  source.clear();
-  std::sort(buckets_[0].begin(), buckets_[0].end(),
-            [](const Entry& a, const Entry& b) { return a.sequence < b.sequence; });
-  return true;
-}
-
-const EventQueue::Entry* EventQueue::peek() {
-  while (!early_.empty()) {
-    if (is_live(early_.front())) return &early_.front();
-    std::pop_heap(early_.begin(), early_.end(), After{});
-    early_.pop_back();
-  }
-  for (;;) {
-    std::vector<Entry>& current = buckets_[0];
-    while (front_ < current.size() && !is_live(current[front_])) ++front_;
-    if (front_ < current.size()) return &current[front_];
-    if (!refill()) return nullptr;
-  }
-}
-
-void EventQueue::pop_peeked() {
-  if (!early_.empty()) {
-    std::pop_heap(early_.begin(), early_.end(), After{});
-    early_.pop_back();
-  } else {
-    ++front_;
-  }
+void EventQueue::drop_dead_top() {
+  while (!heap_.empty() && !is_live(heap_.front())) pop_top();
 }
 
 std::optional<Duration> EventQueue::next_time() {
-  const Entry* next = peek();
-  if (!next) return std::nullopt;
-  return Duration{next->time};
+  drop_dead_top();
+  if (heap_.empty()) return std::nullopt;
+  return Duration{heap_.front().time};
 }
 
 std::optional<Event> EventQueue::step() {
-  const Entry* next = peek();
-  if (!next) return std::nullopt;
-  const Entry top = *next;
-  pop_peeked();
-  if (++generation_[top.slot] == 0) generation_[top.slot] = 1;
-  free_slots_.push_back(top.slot);
-  --live_;
+  drop_dead_top();
+  if (heap_.empty()) return std::nullopt;
+  const Entry top = heap_.front();
+  pop_top();
+  const Payload payload = payload_[top.key & kSlotMask];
+  release(top.key);
   ++processed_;
   now_ = Duration{top.time};
-  return Event{now_, (EventId(top.generation) << kGenerationShift) | top.slot, top.target, top.tag};
+  return Event{now_, top.key, payload.target, payload.tag};
 }
 
 void EventQueue::reset() {
-  for (std::vector<Entry>& bucket : buckets_) bucket.clear();
-  early_.clear();
-  front_ = 0;
-  minimum_ = 0;
-  // Bump every generation so that ids handed out before the reset stay dead.
+  heap_.clear();
+  // Keys keep growing across a reset, so ids handed out before it stay dead.
   free_slots_.clear();
-  for (std::uint32_t slot = 0; slot < generation_.size(); ++slot) {
-    if (++generation_[slot] == 0) generation_[slot] = 1;
-    free_slots_.push_back(std::uint32_t(generation_.size()) - 1 - slot);
+  for (std::size_t slot = payload_.size(); slot-- > 0;) {
+    payload_[slot].key = 0;
+    free_slots_.push_back(std::uint32_t(slot));
   }
   now_ = Duration{};
-  next_sequence_ = 0;
   live_ = 0;
   processed_ = 0;
+}
+
+void EventQueue::pop_top() {
+  heap_.front() = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0);
+}
+
+void EventQueue::sift_up(std::size_t i) {
+  const Entry moving = heap_[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / kArity;
+    if (!before(moving, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = moving;
+}
+
+void EventQueue::sift_down(std::size_t i) {
+  const std::size_t n = heap_.size();
+  const Entry moving = heap_[i];
+  for (;;) {
+    const std::size_t first = i * kArity + 1;
+    if (first >= n) break;
+    const std::size_t last = first + kArity < n ? first + kArity : n;
+    std::size_t best = first;
+    for (std::size_t c = first + 1; c < last; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    if (!before(heap_[best], moving)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = moving;
 }
 
 }  // namespace ringlab::sim::detail

@@ -218,23 +218,29 @@ void FlowNetwork::fill_component() {
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
   if (touched_channels_.empty()) return;
   ++epoch_;
-  component_channels_.clear();
-  component_flows_.clear();
-  for (ChannelId seed : touched_channels_)
-    if (channel_visit_[seed] != epoch_) collect_component(seed);
+  bool recomputed = false;
+  // One component at a time: most are a single flow, which takes the fast path in fill_component().
+  for (ChannelId seed : touched_channels_) {
+    if (channel_visit_[seed] == epoch_) continue;
+    component_channels_.clear();
+    component_flows_.clear();
+    collect_component(seed);
+    if (component_flows_.empty()) continue;  // only departures that left their channels idle
+    recomputed = true;
+    fill_component();
+    for (FlowId f : component_flows_) {
+      Flow& flow = flows_[f];
+      if (flow.new_rate == flow.rate) continue;
+      flow.remaining = remaining(f, now);
+      flow.settled = now.picoseconds();
+      flow.rate = flow.new_rate;
+      changed.push_back(f);
+    }
+  }
   touched_channels_.clear();
   ++touch_epoch_;
-  if (component_flows_.empty()) return;  // only departures that left their channels idle
+  if (!recomputed) return;
   ++reallocations_;
-  fill_component();
-  for (FlowId f : component_flows_) {
-    Flow& flow = flows_[f];
-    if (flow.new_rate == flow.rate) continue;
-    flow.remaining = remaining(f, now);
-    flow.settled = now.picoseconds();
-    flow.rate = flow.new_rate;
-    changed.push_back(f);
-  }
   if (observer_) observer_(*this, now);
 }
 
