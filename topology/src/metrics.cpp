@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -161,15 +162,20 @@ void compute_oversubscription(const Topology& t, const Zones& zones, TopologySum
     if (!zones.is_fabric(d)) continue;
     const int tier = tier_of(t, zones, d);
     Bandwidth down, up;
+    int upper = std::numeric_limits<int>::max();
     for (const Adjacency& adj : t.neighbors(d)) {
       const int peer = tier_of(t, zones, adj.peer);
       if (peer < tier) down = down + t.link(adj.link).bandwidth;
-      if (peer > tier) up = up + t.link(adj.link).bandwidth;
+      if (peer > tier) {
+        up = up + t.link(adj.link).bandwidth;
+        upper = std::min(upper, peer);
+      }
     }
     if (up.bits_per_second() <= 0 || down.bits_per_second() <= 0) continue;
     const double ratio = down / up;
-    auto [it, inserted] = tiers.try_emplace(tier, TierOversubscription{tier, 0, ratio, ratio});
+    auto [it, inserted] = tiers.try_emplace(tier, TierOversubscription{tier, upper, 0, ratio, ratio});
     TierOversubscription& o = it->second;
+    o.upper_tier = std::min(o.upper_tier, upper);
     ++o.switches;
     o.min_ratio = std::min(o.min_ratio, ratio);
     o.max_ratio = std::max(o.max_ratio, ratio);
@@ -473,7 +479,7 @@ void print_oversubscription(std::ostream& out, const TopologySummary& s) {
   if (s.oversubscription.empty()) out << " n/a (no switch has uplinks)";
   for (std::size_t i = 0; i < s.oversubscription.size(); ++i) {
     const TierOversubscription& o = s.oversubscription[i];
-    out << (i ? "," : "") << ' ' << tier_name(o.tier) << "->" << tier_name(o.tier + 1) << ' ' << ratio(o.min_ratio)
+    out << (i ? "," : "") << ' ' << tier_name(o.tier) << "->" << tier_name(o.upper_tier) << ' ' << ratio(o.min_ratio)
         << " (min) .. " << ratio(o.max_ratio) << " (max) over " << plural(o.switches, "switch", "switches");
   }
   out << '\n';

@@ -39,6 +39,7 @@ enum class BisectionSplit : std::uint8_t {
 /// Switch-level ratio downlink / uplink bandwidth at one fabric tier.
 struct TierOversubscription {
   int tier = 0;              ///< the switches' tier: 1 leaf, 2 spine, 3 core
+  int upper_tier = 0;        ///< lowest tier their uplinks lead to (a ToR's core is tier 3)
   std::size_t switches = 0;  ///< switches of the tier with at least one uplink
   double min_ratio = 0.0;    ///< min over those switches of downlink / uplink bandwidth
   double max_ratio = 0.0;
