@@ -32,11 +32,16 @@ std::vector<Range> coalesce(std::span<const Range> blocks, int lo, int hi) {
   return out;
 }
 
-std::vector<OpId> merge(std::vector<OpId> a, std::span<const OpId> b) {
-  a.insert(a.end(), b.begin(), b.end());
-  std::sort(a.begin(), a.end());
-  a.erase(std::unique(a.begin(), a.end()), a.end());
-  return a;
+/// Sorts `ops` and drops repeats; most dependency lists have one to three entries.
+void sort_unique(std::vector<OpId>& ops) {
+  if (ops.size() < 2) return;
+  if (ops.size() == 2) {
+    if (ops[0] > ops[1]) std::swap(ops[0], ops[1]);
+    if (ops[0] == ops[1]) ops.pop_back();
+    return;
+  }
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
 }
 
 [[maybe_unused]] bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
@@ -180,94 +185,197 @@ std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk
   return out;
 }
 
+// ---- interval map ----------------------------------------------------------------------------
+
+std::size_t IntervalMap::block_of(std::int64_t start) const {
+  const auto it = std::upper_bound(firsts_.begin(), firsts_.end(), start);
+  return it == firsts_.begin() ? 0 : std::size_t(it - firsts_.begin()) - 1;
+}
+
+std::size_t IntervalMap::first_ending_after(const Block& block, std::int64_t start) {
+  // Intervals do not overlap, so ends are sorted like starts.
+  const auto it =
+      std::upper_bound(block.begin(), block.end(), start, [](std::int64_t s, const Entry& e) { return s < e.end; });
+  return std::size_t(it - block.begin());
+}
+
+void IntervalMap::overlapping(std::int64_t start, std::int64_t end, std::vector<OpId>& out) const {
+  if (blocks_.empty()) return;
+  std::size_t b = block_of(start);
+  std::size_t i = first_ending_after(blocks_[b], start);
+  for (; b < blocks_.size(); ++b, i = 0)
+    for (; i < blocks_[b].size(); ++i) {
+      const Entry& e = blocks_[b][i];
+      if (e.start >= end) return;
+      out.push_back(e.op);
+    }
+}
+
+bool IntervalMap::covers(std::int64_t start, std::int64_t end) const {
+  std::int64_t at = start;
+  if (at >= end) return true;
+  if (blocks_.empty()) return false;
+  std::size_t b = block_of(start);
+  std::size_t i = first_ending_after(blocks_[b], start);
+  for (; b < blocks_.size(); ++b, i = 0)
+    for (; i < blocks_[b].size(); ++i) {
+      const Entry& e = blocks_[b][i];
+      if (e.start > at) return false;
+      at = e.end;
+      if (at >= end) return true;
+    }
+  return false;
+}
+
+void IntervalMap::merge_blocks(std::size_t b, std::size_t last) {
+  for (std::size_t k = b + 1; k <= last; ++k) blocks_[b].insert(blocks_[b].end(), blocks_[k].begin(), blocks_[k].end());
+  blocks_.erase(blocks_.begin() + std::ptrdiff_t(b + 1), blocks_.begin() + std::ptrdiff_t(last + 1));
+  firsts_.erase(firsts_.begin() + std::ptrdiff_t(b + 1), firsts_.begin() + std::ptrdiff_t(last + 1));
+}
+
+void IntervalMap::rebalance(std::size_t b) {
+  Block& block = blocks_[b];
+  if (block.empty()) {
+    blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
+    firsts_.erase(firsts_.begin() + std::ptrdiff_t(b));
+    return;
+  }
+  firsts_[b] = block.front().start;
+  while (blocks_[b].size() > kMaxBlock) {  // split off the upper half (repeatedly after a large merge)
+    Block& full = blocks_[b];
+    const std::size_t keep = full.size() - std::min(full.size() / 2, kMaxBlock);
+    Block upper(full.begin() + std::ptrdiff_t(keep), full.end());
+    full.resize(keep);
+    const std::int64_t first = upper.front().start;
+    blocks_.insert(blocks_.begin() + std::ptrdiff_t(b + 1), std::move(upper));
+    firsts_.insert(firsts_.begin() + std::ptrdiff_t(b + 1), first);
+  }
+}
+
+void IntervalMap::replace(std::int64_t start, std::int64_t end, bool insert, OpId op) {
+  if (start >= end) return;
+  if (blocks_.empty()) {
+    if (!insert) return;
+    blocks_.push_back(Block{Entry{start, end, op}});
+    firsts_.push_back(start);
+    return;
+  }
+  const std::size_t b = block_of(start);
+  // Entries of earlier blocks end at or before firsts_[b] <= start; entries the range reaches in
+  // later blocks are joined into b first (rare: only a write spanning a block boundary).
+  std::size_t last = b;
+  while (last + 1 < blocks_.size() && firsts_[last + 1] < end) ++last;
+  if (last != b) merge_blocks(b, last);
+  Block& block = blocks_[b];
+  const std::size_t lo = first_ending_after(block, start);
+  std::size_t hi = lo;
+  while (hi < block.size() && block[hi].start < end) ++hi;
+  if (insert && hi == lo + 1 && block[lo].start == start && block[lo].end == end) {  // rewrites one interval
+    block[lo].op = op;
+    return;
+  }
+  Entry replacement[3];
+  std::size_t count = 0;
+  if (lo < hi && block[lo].start < start) replacement[count++] = Entry{block[lo].start, start, block[lo].op};
+  if (insert) replacement[count++] = Entry{start, end, op};
+  if (lo < hi && block[hi - 1].end > end) replacement[count++] = Entry{end, block[hi - 1].end, block[hi - 1].op};
+  const std::size_t removed = hi - lo;
+  const std::size_t common = std::min(removed, count);
+  std::copy(replacement, replacement + common, block.begin() + std::ptrdiff_t(lo));
+  if (removed > count)
+    block.erase(block.begin() + std::ptrdiff_t(lo + count), block.begin() + std::ptrdiff_t(hi));
+  else
+    block.insert(block.begin() + std::ptrdiff_t(hi), replacement + common, replacement + count);
+  rebalance(b);
+}
+
 // ---- tracker ---------------------------------------------------------------------------------
+
+OpId& Builder::LastSend::slot(Endpoint a, Endpoint b, std::uint16_t channel) {
+  if (2 * (used_ + 1) > slots_.size()) {  // keep the load at most one half
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
+    for (const Slot& s : old)
+      if (s.used) slots_[probe(s.a, s.b, s.channel)] = s;
+  }
+  Slot& s = slots_[probe(a, b, channel)];
+  if (!s.used) {
+    s = Slot{a, b, channel, true, kNoOp};
+    ++used_;
+  }
+  return s.send;
+}
+
+std::size_t Builder::LastSend::probe(Endpoint a, Endpoint b, std::uint16_t channel) const {
+  std::uint64_t h = (std::uint64_t(a) << 32 | b) * 0x9E3779B97F4A7C15ull;
+  h ^= (h >> 29) + std::uint64_t(channel) * 0xC2B2AE3D27D4EB4Full;
+  h *= 0xBF58476D1CE4E5B9ull;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = std::size_t(h >> 20) & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (!s.used || (s.a == a && s.b == b && s.channel == channel)) return i;
+  }
+}
 
 Builder::Builder(Schedule& schedule, const Payload& payload) : schedule_(schedule), payload_(payload) {}
 
-std::vector<OpId> Builder::overlapping(const Writers& w, Range r) {
-  std::vector<OpId> ops;
-  auto it = w.upper_bound(r.offset.count());
-  if (it != w.begin()) --it;
-  for (; it != w.end() && it->first < r.end().count(); ++it)
-    if (it->second.end > r.offset.count()) ops.push_back(it->second.op);
-  std::sort(ops.begin(), ops.end());
-  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  return ops;
-}
-
-bool Builder::covers(const Writers& w, Range r) {
-  std::int64_t at = r.offset.count();
-  auto it = w.upper_bound(at);
-  if (it != w.begin()) --it;
-  for (; it != w.end() && at < r.end().count(); ++it) {
-    if (it->second.end <= at) continue;
-    if (it->first > at) return false;
-    at = it->second.end;
-  }
-  return at >= r.end().count();
-}
-
-void Builder::erase(Writers& w, Range r) {
-  const std::int64_t a = r.offset.count();
-  const std::int64_t e = r.end().count();
-  auto it = w.upper_bound(a);
-  if (it != w.begin()) --it;
-  std::vector<std::pair<std::int64_t, Entry>> keep;
-  while (it != w.end() && it->first < e) {
-    if (it->second.end <= a) {
-      ++it;
-      continue;
-    }
-    if (it->first < a) keep.push_back({it->first, Entry{a, it->second.op}});
-    if (it->second.end > e) keep.push_back({e, Entry{it->second.end, it->second.op}});
-    it = w.erase(it);
-  }
-  for (const auto& [start, entry] : keep) w[start] = entry;
-}
-
-void Builder::assign(Writers& w, Range r, OpId op) {
-  erase(w, r);
-  w[r.offset.count()] = Entry{r.end().count(), op};
+void Builder::grow(Endpoint e) {
+  if (dense_.size() <= e) dense_.resize(e + 1);
+  if (wire_.size() <= e) wire_.resize(e + 1);
 }
 
 std::vector<OpId> Builder::dense_deps(Endpoint e, Range r) const {
-  if (e >= dense_.size()) return {};
-  return overlapping(dense_[e], r);
+  std::vector<OpId> ops;
+  if (e < dense_.size()) collect(dense_[e], r, ops);
+  sort_unique(ops);
+  return ops;
 }
 
 void Builder::wrote_dense(Endpoint e, Range r, OpId op) {
-  if (dense_.size() <= e) dense_.resize(e + 1);
-  if (wire_.size() <= e) wire_.resize(e + 1);
-  assign(dense_[e], r, op);
-  erase(wire_[e], r);
+  grow(e);
+  dense_[e].assign(r.offset.count(), r.end().count(), op);
+  wire_[e].erase(r.offset.count(), r.end().count());
 }
 
 void Builder::wrote_wire(Endpoint e, Range r, OpId op) {
-  if (wire_.size() <= e) wire_.resize(e + 1);
-  assign(wire_[e], r, op);
+  grow(e);
+  wire_[e].assign(r.offset.count(), r.end().count(), op);
 }
 
-std::vector<OpId> Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step) {
-  if (!payload_.quantized()) return dense_deps(a, r);
-  if (a < wire_.size() && covers(wire_[a], r)) return overlapping(wire_[a], r);
-  const OpId encode = schedule_.add_local(OpKind::Encode, a, r.offset, r.bytes, dense_deps(a, r), channel, step);
+void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step, std::vector<OpId>& out) {
+  if (!payload_.quantized()) {
+    if (a < dense_.size()) collect(dense_[a], r, out);
+    return;
+  }
+  if (a < wire_.size() && wire_[a].covers(r.offset.count(), r.end().count())) {
+    collect(wire_[a], r, out);
+    return;
+  }
+  local_deps_.clear();
+  if (a < dense_.size()) collect(dense_[a], r, local_deps_);
+  sort_unique(local_deps_);
+  const OpId encode = schedule_.add_local(OpKind::Encode, a, r.offset, r.bytes, local_deps_, channel, step);
   wrote_wire(a, r, encode);
-  return {encode};
+  out.push_back(encode);
 }
 
-OpId Builder::transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId> deps, std::uint16_t channel,
+OpId Builder::transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId>& deps, std::uint16_t channel,
                        std::uint32_t step) {
-  const auto connection = std::make_tuple(a, b, channel);
-  if (const auto it = last_send_.find(connection); it != last_send_.end())
-    deps = merge(std::move(deps), std::span<const OpId>(&it->second, 1));
+  OpId& last = last_send_.slot(a, b, channel);
+  if (last != kNoOp) deps.push_back(last);
+  sort_unique(deps);
   const OpId recv = schedule_.add_transfer(a, b, r.offset, wire, deps, {}, channel, step);
-  last_send_[connection] = schedule_.op(recv).match;
+  last = schedule_.op(recv).match;
   return recv;
 }
 
 OpId Builder::send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel,
                    std::uint32_t step) {
-  return transfer(a, b, r, payload_.wire_bytes(r.bytes), merge(wire_ready(a, r, channel, step), extra), channel, step);
+  std::vector<OpId>& deps = send_deps_;
+  deps.clear();
+  wire_ready(a, r, channel, step, deps);
+  deps.insert(deps.end(), extra.begin(), extra.end());
+  return transfer(a, b, r, payload_.wire_bytes(r.bytes), deps, channel, step);
 }
 
 OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step) {
@@ -280,8 +388,8 @@ OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::
     wrote_dense(b, r, recv);
     return recv;
   }
-  const std::vector<OpId> deps{recv};
-  const OpId decode = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, deps, channel, step);
+  const OpId decode = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, std::span<const OpId>(&recv, 1),
+                                          channel, step);
   wrote_dense(b, r, decode);
   wrote_wire(b, r, recv);  // b may forward the encoded bytes as they arrived
   return decode;
@@ -289,22 +397,26 @@ OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::
 
 OpId Builder::reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step) {
   OpId incoming = send(a, b, r, {}, channel, step);
-  if (payload_.quantized()) {
-    const std::vector<OpId> deps{incoming};
-    incoming = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, deps, channel, step);
-  }
-  const std::vector<OpId> deps = merge(dense_deps(b, r), std::span<const OpId>(&incoming, 1));
+  if (payload_.quantized())
+    incoming = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, std::span<const OpId>(&incoming, 1),
+                                   channel, step);
+  std::vector<OpId>& deps = local_deps_;
+  deps.clear();
+  if (b < dense_.size()) collect(dense_[b], r, deps);
+  deps.push_back(incoming);
+  sort_unique(deps);
   const OpId reduce = schedule_.add_local(OpKind::Reduce, b, r.offset, r.bytes, deps, channel, step);
   wrote_dense(b, r, reduce);
   return reduce;
 }
 
 void Builder::copy_sparse(Endpoint a, Endpoint b, Range slot, std::uint16_t channel, std::uint32_t step) {
-  std::vector<OpId> deps = a < wire_.size() ? overlapping(wire_[a], slot) : std::vector<OpId>{};
-  const OpId recv = transfer(a, b, slot, slot.bytes, std::move(deps), channel, step);
+  std::vector<OpId>& deps = send_deps_;
+  deps.clear();
+  if (a < wire_.size()) collect(wire_[a], slot, deps);
+  const OpId recv = transfer(a, b, slot, slot.bytes, deps, channel, step);
   wrote_wire(b, slot, recv);
-  const std::vector<OpId> decode_deps{recv};
-  schedule_.add_local(OpKind::Decode, b, slot.offset, slot.bytes, decode_deps, channel, step);
+  schedule_.add_local(OpKind::Decode, b, slot.offset, slot.bytes, std::span<const OpId>(&recv, 1), channel, step);
 }
 
 // ---- phases ----------------------------------------------------------------------------------

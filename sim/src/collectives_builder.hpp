@@ -4,9 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <span>
-#include <tuple>
 #include <vector>
 
 #include "ringlab/sim/collectives.hpp"
@@ -47,6 +45,45 @@ std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int
 /// Units for a block algorithm over `groups` owners; every block piece is at most `chunk` bytes.
 std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem);
 
+/// Non-overlapping byte intervals [start, end) of one endpoint's buffer, each mapped to the op that
+/// wrote it, in start order. Stored as a short list of sorted blocks (each at most kMaxBlock entries)
+/// so lookups are two binary searches over contiguous memory and an insertion moves at most one
+/// block's tail, whatever order the builders write in.
+class IntervalMap {
+ public:
+  bool empty() const { return blocks_.empty(); }
+  /// Appends the op of every interval overlapping [start, end) (in start order, repeats kept).
+  void overlapping(std::int64_t start, std::int64_t end, std::vector<OpId>& out) const;
+  /// True when [start, end) is covered without gaps.
+  bool covers(std::int64_t start, std::int64_t end) const;
+  /// [start, end) now maps to `op` (intervals it overlaps are trimmed). Empty ranges are ignored.
+  void assign(std::int64_t start, std::int64_t end, OpId op) { replace(start, end, true, op); }
+  /// Forgets [start, end) (intervals it overlaps are trimmed). Empty ranges are ignored.
+  void erase(std::int64_t start, std::int64_t end) { replace(start, end, false, kNoOp); }
+
+ private:
+  struct Entry {
+    std::int64_t start;
+    std::int64_t end;
+    OpId op;
+  };
+  using Block = std::vector<Entry>;
+  static constexpr std::size_t kMaxBlock = 128;
+
+  /// The block whose entries could be the first to overlap a range starting at `start`.
+  std::size_t block_of(std::int64_t start) const;
+  /// Index in `block` of the first entry ending after `start`.
+  static std::size_t first_ending_after(const Block& block, std::int64_t start);
+  void replace(std::int64_t start, std::int64_t end, bool insert, OpId op);
+  /// Joins blocks (b, last] into b.
+  void merge_blocks(std::size_t b, std::size_t last);
+  /// Updates firsts_[b] and splits an oversized block or drops an empty one.
+  void rebalance(std::size_t b);
+
+  std::vector<Block> blocks_;
+  std::vector<std::int64_t> firsts_;  ///< blocks_[i].front().start
+};
+
 /// Wraps a Schedule; tracks, per endpoint and byte range, the op that last produced the dense data
 /// and (for quantised payloads) the op that produced its current encoded form. Every transfer also
 /// waits for the previous transfer on its connection (same sender, receiver and channel): a
@@ -60,7 +97,8 @@ class Builder {
   const Payload& payload() const { return payload_; }
   std::int64_t elem() const { return payload_.element_bytes(); }
 
-  /// Ops that produced the dense bytes of `r` at `e` (none where the data is the initial input).
+  /// Ops that produced the dense bytes of `r` at `e` (none where the data is the initial input),
+  /// sorted and unique.
   std::vector<OpId> dense_deps(Endpoint e, Range r) const;
   void wrote_dense(Endpoint e, Range r, OpId op);
 
@@ -82,27 +120,46 @@ class Builder {
   void wrote_wire(Endpoint e, Range r, OpId op);
 
  private:
-  struct Entry {
-    std::int64_t end;
-    OpId op;
+  /// Connection (sender, receiver, channel) -> the Send of its latest transfer: an open-addressing
+  /// table, as it is probed once per transfer.
+  class LastSend {
+   public:
+    /// The slot holding the connection's Send (kNoOp when it has none yet).
+    OpId& slot(Endpoint a, Endpoint b, std::uint16_t channel);
+
+   private:
+    struct Slot {
+      Endpoint a = 0;
+      Endpoint b = 0;
+      std::uint16_t channel = 0;
+      bool used = false;
+      OpId send = kNoOp;
+    };
+    std::size_t probe(Endpoint a, Endpoint b, std::uint16_t channel) const;
+    std::vector<Slot> slots_;
+    std::size_t used_ = 0;
   };
-  using Writers = std::map<std::int64_t, Entry>;
-  static std::vector<OpId> overlapping(const Writers& w, Range r);
-  static bool covers(const Writers& w, Range r);
-  static void assign(Writers& w, Range r, OpId op);
-  static void erase(Writers& w, Range r);
-  /// Ops the sender must wait for before its bytes of r are on the wire (encoding if needed).
-  std::vector<OpId> wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step);
-  /// add_transfer after `deps` and the connection's previous transfer.
-  OpId transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId> deps, std::uint16_t channel,
+
+  /// Appends the ops of `w` overlapping `r`.
+  static void collect(const IntervalMap& w, Range r, std::vector<OpId>& out) {
+    w.overlapping(r.offset.count(), r.end().count(), out);
+  }
+  /// Appends the ops the sender must wait for before its bytes of r are on the wire (encoding if needed).
+  void wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step, std::vector<OpId>& out);
+  /// add_transfer after `deps` (appended to, then sorted and made unique) and the connection's
+  /// previous transfer.
+  OpId transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId>& deps, std::uint16_t channel,
                 std::uint32_t step);
+  void grow(Endpoint e);
 
   Schedule& schedule_;
   Payload payload_;
   Bytes sparse_part_;
-  std::vector<Writers> dense_;
-  std::vector<Writers> wire_;
-  std::map<std::tuple<Endpoint, Endpoint, std::uint16_t>, OpId> last_send_;  ///< per connection
+  std::vector<IntervalMap> dense_;
+  std::vector<IntervalMap> wire_;
+  LastSend last_send_;
+  std::vector<OpId> send_deps_;   ///< scratch: deps of the Send being built
+  std::vector<OpId> local_deps_;  ///< scratch: deps of the local op being built
 };
 
 using Group = std::vector<Endpoint>;

@@ -11,6 +11,16 @@ namespace {
 Range whole_buffer(const CollectiveSpec& spec) { return Range{Bytes{}, spec.message}; }
 int rank_count(const Group& ranks) { return int(ranks.size()); }
 
+/// Reserves the schedule for ring phases over `units`: every non-empty block moves p-1 times per
+/// phase, each move adding about `ops` ops and `deps` dependencies (a capacity hint only).
+void reserve_ring(Builder& b, std::span<const Unit> units, int p, std::size_t ops, std::size_t deps) {
+  std::size_t blocks = 0;
+  for (const Unit& u : units)
+    for (const Range& r : u.blocks) blocks += r.empty() ? 0 : 1;
+  const std::size_t moves = blocks * std::size_t(p - 1);
+  b.schedule().reserve(moves * ops, moves * deps);
+}
+
 }  // namespace
 
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
@@ -19,6 +29,8 @@ void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   switch (spec.collective) {
     case Collective::AllReduce: {
       const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      // Reduce: send, recv, reduce (deps: producer, connection, recv); copy: send, recv.
+      if (!b.payload().quantized()) reserve_ring(b, units, p, 3 + 2, 4 + 2);
       const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0);
       ring_allgather(b, ranks, units, steps);
       return;

@@ -78,9 +78,31 @@ void EventQueue::reset() {
 }
 
 void EventQueue::pop_top() {
-  heap_.front() = heap_.back();
+  const Entry last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) sift_down(0);
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t first = i * kArity + 1;
+    if (first + kArity <= n) {  // all four children: a tournament of three comparisons
+      const std::size_t low = before(heap_[first + 1], heap_[first]) ? first + 1 : first;
+      const std::size_t high = before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+      const std::size_t best = before(heap_[high], heap_[low]) ? high : low;
+      heap_[i] = heap_[best];
+      i = best;
+      continue;
+    }
+    if (first >= n) break;
+    std::size_t best = first;
+    for (std::size_t c = first + 1; c < n; ++c)
+      if (before(heap_[c], heap_[best])) best = c;
+    heap_[i] = heap_[best];
+    i = best;
+    break;  // a partial family is the last level
+  }
+  heap_[i] = last;
+  sift_up(i);
 }
 
 void EventQueue::sift_up(std::size_t i) {
@@ -90,23 +112,6 @@ void EventQueue::sift_up(std::size_t i) {
     if (!before(moving, heap_[parent])) break;
     heap_[i] = heap_[parent];
     i = parent;
-  }
-  heap_[i] = moving;
-}
-
-void EventQueue::sift_down(std::size_t i) {
-  const std::size_t n = heap_.size();
-  const Entry moving = heap_[i];
-  for (;;) {
-    const std::size_t first = i * kArity + 1;
-    if (first >= n) break;
-    const std::size_t last = first + kArity < n ? first + kArity : n;
-    std::size_t best = first;
-    for (std::size_t c = first + 1; c < last; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
-    if (!before(heap_[best], moving)) break;
-    heap_[i] = heap_[best];
-    i = best;
   }
   heap_[i] = moving;
 }

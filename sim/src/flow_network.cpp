@@ -215,17 +215,49 @@ void FlowNetwork::fill_component() {
   assert(unfrozen_flows == 0);
 }
 
+bool FlowNetwork::is_alone(const Flow& flow) const {
+  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
+    if (channel_hops_[hops_[k].channel].size() != 1) return false;
+  return true;
+}
+
+void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& changed) {
+  Flow& flow = flows_[f];
+  flow.visit = epoch_;
+  double rate = flow.rate_cap;
+  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
+    rate = std::min(rate, capacity_[hops_[k].channel]);
+  if (rate == flow.rate) return;
+  flow.remaining = remaining(f, now);
+  flow.settled = now.picoseconds();
+  flow.rate = rate;
+  changed.push_back(f);
+}
+
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
   if (touched_channels_.empty()) return;
   ++epoch_;
   bool recomputed = false;
-  // One component at a time: most are a single flow, which takes the fast path in fill_component().
+  // One component at a time: most are a single flow alone on its channels, settled without a search.
   for (ChannelId seed : touched_channels_) {
     if (channel_visit_[seed] == epoch_) continue;
+    const std::vector<std::uint32_t>& on_seed = channel_hops_[seed];
+    if (on_seed.empty()) continue;  // only departures that left it idle
+    if (on_seed.size() == 1) {
+      const FlowId f = hops_[on_seed.front()].flow;
+      if (flows_[f].visit == epoch_) continue;  // reached already, from another channel of its route
+      if (is_alone(flows_[f])) {
+        // Its component is the flow itself: no search, no filling. Its channels hold no other flow,
+        // so no search can reach them; marking the flow visited is enough.
+        recomputed = true;
+        settle_alone(f, now, changed);
+        continue;
+      }
+    }
     component_channels_.clear();
     component_flows_.clear();
     collect_component(seed);
-    if (component_flows_.empty()) continue;  // only departures that left their channels idle
+    assert(!component_flows_.empty());
     recomputed = true;
     fill_component();
     for (FlowId f : component_flows_) {

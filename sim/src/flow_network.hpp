@@ -122,6 +122,10 @@ class FlowNetwork {
   static constexpr std::uint32_t kCapKey = 0x80000000U;
 
   std::uint32_t allocate_hops(std::uint32_t count);
+  /// True when the flow is the only one on every channel of its route: its component is itself.
+  bool is_alone(const Flow& flow) const;
+  /// Sets an alone flow's rate (its cap or its narrowest channel) and marks it visited.
+  void settle_alone(FlowId flow, Duration now, std::vector<FlowId>& changed);
   void collect_component(ChannelId seed);
   void fill_component();
   void freeze(FlowId flow, double rate);

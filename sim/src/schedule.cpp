@@ -42,6 +42,11 @@ Schedule::Schedule(Collective collective, std::string algorithm, Bytes message, 
   for (DeviceId d : ranks) endpoints_.push_back(EndpointInfo{d, EndpointRole::Rank});
 }
 
+void Schedule::reserve(std::size_t ops, std::size_t deps) {
+  ops_.reserve(ops);
+  deps_.reserve(deps);
+}
+
 Endpoint Schedule::add_endpoint(DeviceId device, EndpointRole role) {
   endpoints_.push_back(EndpointInfo{device, role});
   return Endpoint(endpoints_.size() - 1);
@@ -51,10 +56,8 @@ OpId Schedule::push(Op op, std::span<const OpId> deps) {
   const OpId id = OpId(ops_.size());
   op.dep_begin = std::uint32_t(deps_.size());
   op.dep_count = std::uint32_t(deps.size());
-  for (OpId d : deps) {
-    assert(d < id && "dependencies must name earlier ops");
-    deps_.push_back(d);
-  }
+  for ([[maybe_unused]] OpId d : deps) assert(d < id && "dependencies must name earlier ops");
+  deps_.insert(deps_.end(), deps.begin(), deps.end());
   channels_ = std::max<std::size_t>(channels_, std::size_t(op.channel) + 1);
   ops_.push_back(op);
   return id;

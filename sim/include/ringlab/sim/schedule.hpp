@@ -62,6 +62,9 @@ class Schedule {
   /// the wire before compression); `ranks` maps rank r to a GPU device.
   Schedule(Collective collective, std::string algorithm, Bytes message, std::span<const DeviceId> ranks);
 
+  /// Reserves room for `ops` operations and `deps` dependency entries in all (a capacity hint for
+  /// builders that know their size; never required).
+  void reserve(std::size_t ops, std::size_t deps);
   /// Adds a non-rank participant (switch, parameter server); returns its endpoint id.
   Endpoint add_endpoint(DeviceId device, EndpointRole role);
   /// Adds a local op (Reduce, Copy, Encode, Decode) after `deps`.
