@@ -7,33 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "hand_topologies.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/topology.hpp"
 
 namespace ringlab::test {
-
-inline Link custom_link(DeviceId a, DeviceId b, Bandwidth bw, Duration latency, Duration overhead = {}) {
-  Link l;
-  l.a = a;
-  l.b = b;
-  l.kind = LinkKind::Custom;
-  l.bandwidth = bw;
-  l.latency = latency;
-  l.overhead = overhead;
-  return l;
-}
-
-inline DeviceId add(Topology& t, std::string name, DeviceKind kind, HostId host = kNoHost, RackId rack = kNoRack,
-                    int local = -1, bool reduces = false) {
-  Device d;
-  d.name = std::move(name);
-  d.kind = kind;
-  d.host = host;
-  d.rack = rack;
-  d.local_index = local;
-  d.in_network_reduction = reduces;
-  return t.add_device(d);
-}
 
 struct Cluster {
   Topology topology;

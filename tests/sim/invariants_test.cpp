@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hand_topologies.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/sim/trace.hpp"
 #include "ringlab/topology/routing.hpp"
@@ -37,19 +38,9 @@ Topology random_topology(std::mt19937_64& rng) {
   const int leaves = 1 + int(rng() % 2);
   const int spines = leaves > 1 ? int(rng() % 3) : 0;
   std::vector<DeviceId> leaf_ids, spine_ids;
-  for (int l = 0; l < leaves; ++l) {
-    Device leaf;
-    leaf.name = "leaf" + std::to_string(l);
-    leaf.kind = DeviceKind::Leaf;
-    leaf.tier = 1;
-    leaf_ids.push_back(t.add_device(leaf));
-  }
+  for (int l = 0; l < leaves; ++l) leaf_ids.push_back(test::add(t, "leaf" + std::to_string(l), DeviceKind::Leaf));
   for (int s = 0; s < spines; ++s) {
-    Device spine;
-    spine.name = "spine" + std::to_string(s);
-    spine.kind = DeviceKind::Spine;
-    spine.tier = 2;
-    spine_ids.push_back(t.add_device(spine));
+    spine_ids.push_back(test::add(t, "spine" + std::to_string(s), DeviceKind::Spine));
     for (DeviceId leaf : leaf_ids) t.add_link(Topology::default_link(leaf, spine_ids.back(), pick(rng, kFabricKinds)));
   }
   if (spines == 0)
@@ -59,30 +50,16 @@ Topology random_topology(std::mt19937_64& rng) {
   for (int h = 0; h < hosts; ++h) {
     const std::string name = "node" + std::to_string(h);
     const HostId host = t.add_host(name, rack);
-    Device hub;
-    hub.name = name + "/switch0";
-    hub.kind = rng() % 2 ? DeviceKind::NvSwitch : DeviceKind::PcieSwitch;
-    hub.host = host;
-    const DeviceId hub_id = t.add_device(hub);
+    const DeviceId hub_id =
+        test::add(t, name + "/switch0", rng() % 2 ? DeviceKind::NvSwitch : DeviceKind::PcieSwitch, host);
     const int gpus = 1 + int(rng() % 4);
     for (int g = 0; g < gpus; ++g) {
-      Device gpu;
-      gpu.name = name + "/gpu" + std::to_string(g);
-      gpu.kind = DeviceKind::Gpu;
-      gpu.host = host;
-      gpu.local_index = g;
-      gpu.gpu_model = GpuModel(rng() % kGpuModelCount);
-      const DeviceId id = t.add_device(gpu);
+      const DeviceId id = test::add_gpu(t, name + "/gpu" + std::to_string(g), host, g, GpuModel(rng() % kGpuModelCount));
       t.add_link(Topology::default_link(id, hub_id, pick(rng, kIntraKinds), 1 + int(rng() % 4)));
     }
     const int nics = 1 + int(rng() % 2);
     for (int n = 0; n < nics; ++n) {
-      Device nic;
-      nic.name = name + "/nic" + std::to_string(n);
-      nic.kind = DeviceKind::Nic;
-      nic.host = host;
-      nic.local_index = n;
-      const DeviceId id = t.add_device(nic);
+      const DeviceId id = test::add(t, name + "/nic" + std::to_string(n), DeviceKind::Nic, host, kNoRack, n);
       t.add_link(Topology::default_link(hub_id, id, LinkKind::Pcie5));
       t.add_link(Topology::default_link(id, leaf_ids[rng() % leaf_ids.size()], pick(rng, kFabricKinds)));
     }
