@@ -1,11 +1,12 @@
 // `ringlab simulate`: sweep a collective over message sizes on a scenario's cluster and report
 // nccl-tests style (table), JSON or CSV, optionally with a Chrome trace of the largest size.
 //
-// Settings come from the scenario's "simulate" section and are overridden by command-line options;
-// problems in either are reported together as one InputError (file + JSON path, or the option).
+// Settings come from the scenario's "simulate" section with command-line options merged over it (an
+// option writes the section key of the same name); problems in either are reported together as one
+// InputError naming the file and the /simulate/<key> path.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,7 +26,7 @@ namespace {
 
 using namespace ringlab::sim;
 
-/// Raw settings as strings/numbers: from the scenario's "simulate" section, then the command line.
+/// Raw settings as strings/numbers, read from the merged "simulate" section.
 struct SimulateSettings {
   std::string collective = "allreduce";
   std::string algorithm = "ring";
@@ -51,8 +52,8 @@ struct CommandLine {
   std::string output;
   std::string trace;
   bool print_schedule = false;
-  SimulateSettings cli;             // values given on the command line
-  std::vector<std::string> given;   // which of them were given
+  /// Settings given on the command line, keyed as in the "simulate" section; merged over it.
+  nlohmann::json overrides = nlohmann::json::object();
 };
 
 /// A validated run configuration.
@@ -123,8 +124,13 @@ void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemLis
   auto integer = [&](const char* key, auto& into) {
     if (!section.contains(key)) return;
     const auto& v = section[key];
-    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) into = v.get<std::decay_t<decltype(into)>>();
-    else problems.add(std::string("/simulate/") + key, "expected a non-negative integer");
+    using T = std::decay_t<decltype(into)>;
+    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                                              : v.is_number_integer() && v.get<std::int64_t>() >= 0;
+    if (fits) into = v.get<T>();
+    else
+      problems.add(std::string("/simulate/") + key,
+                   "expected a non-negative integer up to " + std::to_string(std::numeric_limits<T>::max()));
   };
   static const std::vector<std::string> kKeys{"collective", "algorithm", "sizes", "dtype", "compression",
                                               "protocol", "calibration", "hierarchy", "inter", "ecmp",
@@ -155,27 +161,6 @@ void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemLis
     if (section["compute"].is_boolean()) s.no_compute = !section["compute"].get<bool>();
     else problems.add("/simulate/compute", "expected true or false");
   }
-}
-
-// Merges command-line values over the section's values.
-void apply_command_line(const CommandLine& c, SimulateSettings& s) {
-  auto given = [&](const char* name) { return std::find(c.given.begin(), c.given.end(), name) != c.given.end(); };
-  if (given("collective")) s.collective = c.cli.collective;
-  if (given("algo")) s.algorithm = c.cli.algorithm;
-  if (given("sizes")) s.sizes = c.cli.sizes;
-  if (given("dtype")) s.dtype = c.cli.dtype;
-  if (given("compression")) s.compression = c.cli.compression;
-  if (given("protocol")) s.protocol = c.cli.protocol;
-  if (given("calibration")) s.calibration = c.cli.calibration;
-  if (given("hierarchy")) s.hierarchy = c.cli.hierarchy;
-  if (given("inter")) s.inter = c.cli.inter;
-  if (given("ecmp")) s.ecmp = c.cli.ecmp;
-  if (given("chunk")) s.chunk = c.cli.chunk;
-  if (given("channels")) s.channels = c.cli.channels;
-  if (given("ranks")) s.ranks = c.cli.ranks;
-  if (given("root")) s.root = c.cli.root;
-  if (given("seed")) s.seed = c.cli.seed;
-  if (given("no-compute")) s.no_compute = true;
 }
 
 template <typename T, typename F>
@@ -298,8 +283,9 @@ void run_simulate(const CommandLine& c) {
   const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
   SimulateSettings settings;
   ProblemList problems(where);
-  read_section(scenario.simulate, settings, problems);
-  apply_command_line(c, settings);
+  nlohmann::json section = scenario.simulate;
+  section.update(c.overrides);
+  read_section(section, settings, problems);
   const RunPlan plan = validate(settings, scenario.cluster, problems);
   problems.throw_if_any();
 
@@ -339,28 +325,31 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* sim = app.add_subcommand(
       "simulate", "Simulate a collective over a sweep of message sizes and report time, algbw and busbw");
   sim->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
-  auto opt = [&](const char* flags, auto& into, const char* help) {
-    const std::string name = std::string(flags).substr(std::string(flags).rfind('-') + 1);
-    return sim->add_option(flags, into, help)->each([c, name](const std::string&) { c->given.push_back(name); });
+  // Text settings are stored as given; counts are checked as numbers here and stored as integers.
+  auto text = [&](const char* flags, const char* key, const char* help) {
+    sim->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help);
   };
-  opt("-c,--collective", c->cli.collective, "allreduce, reducescatter, allgather, broadcast, reduce");
-  opt("-a,--algo", c->cli.algorithm, "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
-                                     "parameter_server, in_network, nccl");
-  opt("-s,--sizes", c->cli.sizes, "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
-  opt("-d,--dtype", c->cli.dtype, "float, bf16, half, fp8, int8");
-  opt("--compression", c->cli.compression, "none, fp8, int8, topk:RATIO");
-  opt("-p,--protocol", c->cli.protocol, "NCCL protocol for calibration: simple, ll128, ll");
-  opt("--calibration", c->cli.calibration, "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
-  opt("--channels", c->cli.channels, "parallel rings/trees");
-  opt("--chunk", c->cli.chunk, "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
-  opt("--ranks", c->cli.ranks, "use the first N GPUs (default: all)");
-  opt("--root", c->cli.root, "root rank for broadcast/reduce");
-  opt("--hierarchy", c->cli.hierarchy, "hierarchical: leader or rail");
-  opt("--inter", c->cli.inter, "hierarchical: ring or tree between nodes");
-  opt("--ecmp", c->cli.ecmp, "ECMP policy: hash or first");
-  opt("--seed", c->cli.seed, "ECMP hash seed");
-  sim->add_flag("--no-compute", [c](std::int64_t) { c->given.push_back("no-compute"); },
-                "make reductions and codecs free (pure network timing)");
+  auto count = [&](const char* flags, const char* key, const char* help) {
+    sim->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help);
+  };
+  text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce");
+  text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
+                                 "parameter_server, in_network, nccl");
+  text("-s,--sizes", "sizes", "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
+  text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8");
+  text("--compression", "compression", "none, fp8, int8, topk:RATIO");
+  text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll");
+  text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
+  count("--channels", "channels", "parallel rings/trees");
+  text("--chunk", "chunk", "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
+  count("--ranks", "ranks", "use the first N GPUs (default: all)");
+  count("--root", "root", "root rank for broadcast/reduce");
+  text("--hierarchy", "hierarchy", "hierarchical: leader or rail");
+  text("--inter", "inter", "hierarchical: ring or tree between nodes");
+  text("--ecmp", "ecmp", "ECMP policy: hash or first");
+  count("--seed", "seed", "ECMP hash seed");
+  sim->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
+                         "make reductions and codecs free (pure network timing)");
   sim->add_option("-f,--format", c->format, "table (nccl-tests style), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
