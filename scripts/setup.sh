@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config
-          libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev)
+          libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev)
 
 missing=()
 for p in "${packages[@]}"; do
