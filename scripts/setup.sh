@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config
-          libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev)
+          libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev
+          libsimgrid-dev libpugixml-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do
