@@ -68,14 +68,14 @@ class NcclWriter {
     for (DeviceId c : cpus) discover(c);
     int next_bus = 1;
     for (const auto& [device, parent] : order_) bus_[device] = bus_id(next_bus++);
+    std::vector<pugi::xml_node> cpu_nodes;
     for (DeviceId c : cpus) {
-      pugi::xml_node cpu = system.append_child("cpu");
-      cpu.append_attribute("numaid") = t_.device(c).local_index;
-      write_children(cpu, c);
+      cpu_nodes.push_back(system.append_child("cpu"));
+      cpu_nodes.back().append_attribute("numaid") = t_.device(c).local_index;
+      write_children(cpu_nodes.back(), c);
     }
     for (DeviceId d : t_.host_devices(host_))  // NICs without a PCIe path sit in the first CPU
-      if (t_.device(d).kind == DeviceKind::Nic && !bus_.count(d) && !cpus.empty())
-        write_nic(system.find_child_by_attribute("cpu", "numaid", std::to_string(t_.device(cpus[0]).local_index).c_str()), d);
+      if (t_.device(d).kind == DeviceKind::Nic && !bus_.count(d) && !cpu_nodes.empty()) write_nic(cpu_nodes[0], d);
     doc.save(out, "  ");
   }
 
