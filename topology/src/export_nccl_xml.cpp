@@ -8,7 +8,7 @@
 
 #include <pugixml.hpp>
 
-#include "import_defaults.hpp"
+#include "import_common.hpp"
 #include "ringlab/topology/export.hpp"
 
 namespace ringlab {
@@ -123,7 +123,7 @@ class NcclWriter {
     const Device& dev = t_.device(d);
     pugi::xml_node gpu = p.append_child("gpu");
     gpu.append_attribute("dev") = dev.local_index;
-    if (auto sm = sm_of(dev.gpu_model)) gpu.append_attribute("sm") = *sm;
+    if (auto sm = detail::sm_of_model(dev.gpu_model)) gpu.append_attribute("sm") = *sm;
     gpu.append_attribute("rank") = dev.local_index;
     gpu.append_attribute("gdr") = 1;
     for (const Adjacency& a : t_.neighbors(d)) {
@@ -158,12 +158,6 @@ class NcclWriter {
     net.append_attribute("port") = 1;
     net.append_attribute("latency") = "0.000000";
     net.append_attribute("gdr") = 1;
-  }
-
-  static std::optional<int> sm_of(GpuModel model) {
-    for (const detail::SmRow& row : detail::kSmModels)
-      if (row.model == model) return row.sm;
-    return std::nullopt;
   }
 
   const Topology& t_;
