@@ -7,6 +7,8 @@
 namespace ringlab::cli {
 
 void add_topo_commands(CLI::App& app);
+/// `topo import`, attached to the `topo` subcommand.
+void add_import_command(CLI::App& topo);
 void add_simulate_command(CLI::App& app);
 
 }  // namespace ringlab::cli

@@ -32,6 +32,17 @@ void write_graphml(std::ostream& out, const Topology& topology);
 /// that differs from its kind's default (the loader derives tiers from kinds).
 nlohmann::ordered_json cluster_json(const Topology& topology);
 
+/// NCCL's topology XML (the format of NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) for one host:
+///   <system version="1"><cpu numaid=i> <pci ...> ... </cpu></system>
+/// Each CPU holds the PCIe tree reached from it (PCIe switches as bridges, class 0x060400), GPUs as
+/// <pci class="0x030200"><gpu dev sm rank gdr><nvlink target count tclass/></gpu></pci>, NICs as
+/// <pci class="0x020700" (InfiniBand) or "0x020000"><nic><net name="mlx5_<i>" dev speed(Mb/s) port
+/// latency gdr/></nic></pci>. PCIe links give link_speed ("32.0 GT/s PCIe") and link_width. Bus ids are
+/// synthetic ("0000:01:00.0" in output order); the host's logical NVSwitch is one NVLink target with
+/// tclass 0x068000, as in NCCL's VM dumps. Not written: CPU affinity, arch and vendor, GUIDs.
+/// Precondition: `host` is a host of `topology`. Deterministic.
+void write_nccl_xml(std::ostream& out, const Topology& topology, HostId host);
+
 /// A whole scenario document: {"ringlab": <format version>, "cluster": cluster_json(topology)},
 /// indented by two spaces, ending in a newline.
 void write_json(std::ostream& out, const Topology& topology);

@@ -1,0 +1,77 @@
+// `ringlab topo import`: builds a cluster from a fabric description (Slurm topology.conf / topology.yaml,
+// ibnetdiscover) and/or a node layout (nvidia-smi topo -m, NCCL topology XML) and writes it as an
+// explicit scenario JSON. Assumptions and warnings of the importers go to standard error.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "ringlab/topology/error.hpp"
+#include "ringlab/topology/export.hpp"
+#include "ringlab/topology/import.hpp"
+#include "ringlab/topology/scenario.hpp"
+
+namespace ringlab::cli {
+namespace {
+
+struct ImportOptions {
+  std::string slurm, slurm_yaml, ibnetdiscover;
+  std::string nvidia_smi, nccl_xml;
+  std::string node_template = "generic";
+  std::string output;
+};
+
+std::optional<Fabric> read_fabric(const ImportOptions& o) {
+  if (!o.slurm.empty()) return parse_slurm_topology_conf(read_import_file(o.slurm), o.slurm);
+  if (!o.slurm_yaml.empty()) return parse_slurm_topology_yaml(read_import_file(o.slurm_yaml), o.slurm_yaml);
+  if (!o.ibnetdiscover.empty()) return parse_ibnetdiscover(read_import_file(o.ibnetdiscover), o.ibnetdiscover);
+  return std::nullopt;
+}
+
+std::optional<NodeLayout> read_layout(const ImportOptions& o) {
+  if (!o.nvidia_smi.empty()) return parse_nvidia_smi_topo(read_import_file(o.nvidia_smi), o.nvidia_smi);
+  if (!o.nccl_xml.empty()) return parse_nccl_topo_xml(read_import_file(o.nccl_xml), o.nccl_xml);
+  return std::nullopt;
+}
+
+void run_import(const ImportOptions& o) {
+  const auto tmpl = find_node_template(o.node_template);
+  if (!tmpl)
+    throw InputError("", "--node-template", "unknown node template \"" + o.node_template + "\": expected one of " +
+                                                node_template_names());
+  const std::optional<Fabric> fabric = read_fabric(o);
+  const std::optional<NodeLayout> layout = read_layout(o);
+  if (!fabric && !layout)
+    throw InputError("", "", "nothing to import: expected --slurm, --slurm-yaml or --ibnetdiscover, and/or "
+                             "--nvidia-smi or --nccl-xml");
+  const ImportedCluster imported = combine(fabric ? &*fabric : nullptr, layout ? &*layout : nullptr, *tmpl);
+  const nlohmann::json document{{"ringlab", kScenarioFormatVersion}, {"cluster", cluster_json(imported.cluster)}};
+  scenario_from_json(document, "imported cluster");  // the written file must load: throws InputError if not
+  for (const std::string& a : imported.report.assumptions) std::cerr << "ringlab: assumed: " << a << '\n';
+  for (const std::string& w : imported.report.warnings) std::cerr << "ringlab: warning: " << w << '\n';
+  write_output(o.output, [&](std::ostream& out) { write_json(out, imported.cluster); });
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& topo) {
+  auto o = std::make_shared<ImportOptions>();
+  CLI::App* cmd = topo.add_subcommand(
+      "import", "Build a scenario from a fabric (Slurm, ibnetdiscover) and/or a node layout (nvidia-smi, NCCL XML)");
+  auto* fabric = cmd->add_option_group("fabric", "hosts, switches and links (at most one)");
+  fabric->add_option("--slurm", o->slurm, "Slurm topology.conf (topology/tree)");
+  fabric->add_option("--slurm-yaml", o->slurm_yaml, "Slurm topology.yaml (a tree topology)");
+  fabric->add_option("--ibnetdiscover", o->ibnetdiscover, "ibnetdiscover output");
+  fabric->require_option(0, 1);
+  auto* node = cmd->add_option_group("node", "the layout of every host (at most one)");
+  node->add_option("--nvidia-smi", o->nvidia_smi, "nvidia-smi topo -m output");
+  node->add_option("--nccl-xml", o->nccl_xml, "NCCL topology XML (NCCL_TOPO_DUMP_FILE)");
+  node->require_option(0, 1);
+  cmd->add_option("--node-template", o->node_template, "Node layout when only a fabric is given")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "Write the scenario JSON here instead of standard output");
+  cmd->callback([o] { run_import(*o); });
+}
+
+}  // namespace ringlab::cli

@@ -1,0 +1,77 @@
+// Shared pieces of the importers (private): line splitting, a builder for node layouts, and lookups
+// in the import defaults table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "import_defaults.hpp"
+#include "ringlab/topology/error.hpp"
+#include "ringlab/topology/import.hpp"
+
+namespace ringlab::detail {
+
+/// One line of a text file, 1-based number and text without the line break (and without a '\r').
+struct TextLine {
+  int number = 0;
+  std::string_view text;
+};
+std::vector<TextLine> split_lines(std::string_view text);
+std::string_view trim(std::string_view s);
+/// Whitespace-separated fields (spaces and tabs).
+std::vector<std::string_view> split_fields(std::string_view s);
+std::string line_location(int line);  ///< "line 12"
+bool iequals(std::string_view a, std::string_view b);
+/// Name order with digit runs compared as numbers: node2 < node10.
+bool natural_less(const std::string& a, const std::string& b);
+/// A non-negative integer, or nullopt when `s` is not one.
+std::optional<long> parse_count(std::string_view s);
+
+/// GPU model of a CUDA compute capability (sm), from kSmModels.
+std::optional<GpuModel> model_of_sm(int sm);
+/// The SM of a GPU model, from kSmModels; nullopt for generic.
+std::optional<int> sm_of_model(GpuModel model);
+/// The template of a GPU model (first template built on that model), else kImportPolicy's fallback.
+NodeTemplate template_of_model(GpuModel model);
+/// The network kind whose port rate equals `rate` (InfiniBand first, then Ethernet), if any.
+std::optional<LinkKind> network_kind_of_rate(Bandwidth rate);
+
+/// Builds a NodeLayout device by device. Device names are "<host>/<stem><local index>" ("nvswitch"
+/// has no index), as the generators name them.
+class LayoutBuilder {
+ public:
+  LayoutBuilder(std::string file, std::string host);
+  DeviceId add_gpu(GpuModel model);
+  DeviceId add_cpu();
+  DeviceId add_pcie_switch();
+  DeviceId add_nvswitch(bool reduction);
+  DeviceId add_nic(std::string hca, LinkKind port, Bandwidth bandwidth, bool near_gpu);
+  /// A link with the kind's defaults, its bandwidth replaced when `bandwidth` is given.
+  void link(DeviceId a, DeviceId b, LinkKind kind, int lanes, std::optional<Bandwidth> bandwidth = std::nullopt);
+  ImportReport& report() { return layout_.report; }
+  NodeLayout take() { return std::move(layout_); }
+  const Topology& node() const { return layout_.node; }
+
+ private:
+  DeviceId add(Device d, std::string_view stem, bool indexed);
+  NodeLayout layout_;
+  HostId host_;
+  std::string host_name_;
+  std::vector<int> counts_;  // per DeviceKind
+};
+
+/// Adds a Slurm-style tree (switch name -> child switches and nodes) to `fabric`: checks that every
+/// named child switch exists and that there is no cycle, derives leaf/spine/core from each switch's
+/// height, and adds one hca-less link per (node, leaf) and (child, parent) switch pair.
+struct SlurmSwitch {
+  std::string name;
+  std::vector<std::string> switches;
+  std::vector<std::string> nodes;
+  std::string location;  ///< "line 4", for problems
+};
+void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, ProblemList& problems,
+                    std::string_view format);
+
+}  // namespace ringlab::detail
