@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <optional>
 
 #include "ringlab/topology/error.hpp"

@@ -106,7 +106,7 @@ nlohmann::json read_json_file(const std::string& path, std::string_view what) {
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError(path, "", "cannot read the " + std::string(what) + ": expected an existing JSON file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the " + std::string(what) + " file for reading");
+  if (!in) throw InputError(path, "", "cannot open the " + std::string(what) + " for reading");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_json_text(text.str(), path);

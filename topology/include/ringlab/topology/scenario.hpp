@@ -46,7 +46,7 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
 nlohmann::json parse_json_text(std::string_view json_text, const std::string& file_name);
 
 /// Reads and parses the JSON file at `path` like parse_json_text(). A missing or unreadable file throws
-/// InputError naming `path`; `what` names the file's role in that message ("scenario", "sweep file").
+/// InputError naming `path`; `what` names the file in that message ("scenario", "sweep file").
 nlohmann::json read_json_file(const std::string& path, std::string_view what);
 
 /// The built-in scenario used when none is given: 4 servers of 4 V100 (NVLink all-to-all), one
