@@ -1,15 +1,14 @@
-// ringlab: the command line. Subcommands live in topo_command.cpp and simulate_command.cpp.
-// Exit codes: 0 success, 2 bad input (scenario file, option value), 1 internal error.
+// ringlab: the command line. Subcommands live in topo_command.cpp, simulate_command.cpp and sweep_command.cpp.
+// Exit codes (commands.hpp): 0 success, 2 bad input (scenario or sweep file, option value), 1 internal
+// error, 3 a sweep whose output was written but some of whose points failed.
 #include <exception>
 #include <iostream>
 
 #include "commands.hpp"
 #include "ringlab/topology/error.hpp"
 
-namespace {
-constexpr int kExitBadInput = 2;
-constexpr int kExitInternal = 1;
-}  // namespace
+using ringlab::cli::kExitBadInput;
+using ringlab::cli::kExitInternal;
 
 int main(int argc, char** argv) {
   CLI::App app{"ringlab: predict, plan and verify gradient synchronisation on GPU clusters"};
@@ -17,6 +16,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ringlab 0.1.0");
   ringlab::cli::add_topo_commands(app);
   ringlab::cli::add_simulate_command(app);
+  ringlab::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kExitBadInput;
+  } catch (const ringlab::cli::ExitStatus& e) {
+    return e.code;
   } catch (const ringlab::InputError& e) {
     for (const ringlab::Problem& p : e.problems()) std::cerr << "ringlab: error: " << p.to_string() << '\n';
     return kExitBadInput;

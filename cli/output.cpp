@@ -16,6 +16,15 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     std::cout.flush();
     return;
   }
+  // A device or pipe (/dev/null, /dev/stdout, a FIFO) is written in place: a rename would replace it.
+  std::error_code status_error;
+  if (std::filesystem::is_other(std::filesystem::status(path, status_error))) {
+    std::ofstream out(path, std::ios::binary);
+    if (out) write(out);
+    out.flush();
+    if (!out) throw InputError(path, "", "cannot write the output file");
+    return;
+  }
   const std::string temp = path + ".tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);

@@ -11,7 +11,8 @@
 namespace ringlab::cli {
 
 /// Calls `write` with a stream; if `path` is empty or "-", that stream is standard output, otherwise
-/// a temporary file next to `path` that is renamed onto it once `write` returns. Throws
+/// a temporary file next to `path` that is renamed onto it once `write` returns (a device or pipe such as
+/// /dev/null is written in place). Throws
 /// InputError when the file cannot be created or written.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 

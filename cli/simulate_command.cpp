@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -278,8 +279,15 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   return SizeRun{std::move(row), std::move(*schedule)};
 }
 
-void run_simulate(const CommandLine& c) {
-  const Scenario scenario = load_scenario_or_default(c.scenario);
+/// A finished run: the report header and one row per size, plus the last size's schedule for a trace.
+struct SimulateRun {
+  ReportHeader header;
+  std::vector<ReportRow> rows;
+  std::optional<Schedule> last_schedule;
+};
+
+// The one code path behind `simulate` and run_simulate_json(): settings, validation, one run per size.
+SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
   SimulateSettings settings;
   ProblemList problems(where);
@@ -307,18 +315,35 @@ void run_simulate(const CommandLine& c) {
   header.calibration = plan.nccl_calibration ? "nccl" : "pure";
   if (plan.payload.compression.kind != CompressionKind::None)
     header.notes = "compression " + to_string(plan.payload.compression);
-  write_output(c.output, [&](std::ostream& out) {
-    if (c.format == "json") write_json(out, header, rows, scenario.cluster);
-    else if (c.format == "csv") write_csv(out, rows);
-    else write_table(out, header, rows);
-  });
-  if (!c.trace.empty() && last_schedule)
+  return SimulateRun{std::move(header), std::move(rows), std::move(last_schedule)};
+}
+
+void write_report(std::ostream& out, const std::string& format, const SimulateRun& run, const Topology& cluster) {
+  if (format == "json") write_json(out, run.header, run.rows, cluster);
+  else if (format == "csv") write_csv(out, run.rows);
+  else write_table(out, run.header, run.rows);
+}
+
+void run_simulate(const CommandLine& c) {
+  const Scenario scenario = load_scenario_or_default(c.scenario);
+  const SimulateRun run = simulate_scenario(scenario, c);
+  write_output(c.output, [&](std::ostream& out) { write_report(out, c.format, run, scenario.cluster); });
+  if (!c.trace.empty() && run.last_schedule)
     write_output(c.trace, [&](std::ostream& out) {
-      write_chrome_trace(out, *last_schedule, rows.back().result, scenario.cluster);
+      write_chrome_trace(out, *run.last_schedule, run.rows.back().result, scenario.cluster);
     });
 }
 
 }  // namespace
+
+nlohmann::json run_simulate_json(const nlohmann::json& scenario, const std::string& source) {
+  const Scenario loaded = scenario_from_json(scenario, source);
+  CommandLine c;
+  c.format = "json";
+  std::ostringstream out;
+  write_report(out, c.format, simulate_scenario(loaded, c), loaded.cluster);
+  return nlohmann::json::parse(out.str());
+}
 
 void add_simulate_command(CLI::App& app) {
   auto c = std::make_shared<CommandLine>();

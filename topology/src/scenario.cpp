@@ -92,27 +92,31 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
   return s;
 }
 
-Scenario parse_scenario(std::string_view json_text, const std::string& file_name) {
-  nlohmann::json document;
+nlohmann::json parse_json_text(std::string_view json_text, const std::string& file_name) {
   try {
-    document = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/true,
-                                     /*ignore_comments=*/true);
+    return nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/true,
+                                 /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file_name, line_and_column(json_text, e.byte), "malformed JSON: " + parse_error_reason(e));
   }
-  return scenario_from_json(document, file_name);
 }
 
-Scenario load_scenario(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path, std::string_view what) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path, "", "cannot read the scenario: expected an existing JSON file");
+    throw InputError(path, "", "cannot read the " + std::string(what) + ": expected an existing JSON file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the scenario file for reading");
+  if (!in) throw InputError(path, "", "cannot open the " + std::string(what) + " for reading");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path);
+  return parse_json_text(text.str(), path);
 }
+
+Scenario parse_scenario(std::string_view json_text, const std::string& file_name) {
+  return scenario_from_json(parse_json_text(json_text, file_name), file_name);
+}
+
+Scenario load_scenario(const std::string& path) { return scenario_from_json(read_json_file(path, "scenario"), path); }
 
 Scenario default_scenario() { return parse_scenario(kDefaultScenario, ""); }
 

@@ -41,6 +41,14 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file_name
 /// Validates an already parsed document (e.g. one edited in the GUI). Throws InputError.
 Scenario scenario_from_json(const nlohmann::json& document, const std::string& file_name);
 
+/// Parses JSON text as scenario files are parsed (`//` and `/* */` comments allowed) without checking
+/// what it holds. A syntax error throws InputError naming `file_name` and the line and column.
+nlohmann::json parse_json_text(std::string_view json_text, const std::string& file_name);
+
+/// Reads and parses the JSON file at `path` like parse_json_text(). A missing or unreadable file throws
+/// InputError naming `path`; `what` names the file in that message ("scenario", "sweep file").
+nlohmann::json read_json_file(const std::string& path, std::string_view what);
+
 /// The built-in scenario used when none is given: 4 servers of 4 V100 (NVLink all-to-all), one
 /// 100 Gb/s EDR InfiniBand NIC each, on a single switch. Empty workload, strategy and simulate.
 Scenario default_scenario();
