@@ -1,4 +1,4 @@
-// ringlab: the command line. Subcommands live in topo_command.cpp and simulate_command.cpp.
+// ringlab: the command line. Subcommands live in topo_command.cpp, simulate_command.cpp and train_command.cpp.
 // Exit codes: 0 success, 2 bad input (scenario file, option value), 1 internal error.
 #include <exception>
 #include <iostream>
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ringlab 0.1.0");
   ringlab::cli::add_topo_commands(app);
   ringlab::cli::add_simulate_command(app);
+  ringlab::cli::add_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
