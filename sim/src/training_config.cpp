@@ -278,8 +278,9 @@ ComputeCalibration read_calibration(const Section& t, const std::string& scenari
 }
 
 void read_train(const Section& t, const Scenario& scenario, TrainJob& job) {
-  t.keys({"batch", "samples", "gpus", "gpu", "compute_calibration", "steps", "seed", "ecmp", "stragglers",
-          "reliability", "compare"});
+  t.keys({"batch", "samples", "gpus", "gpu", "compute_calibration", "steps", "seed", "ecmp", "collective_compute",
+          "stragglers", "reliability", "compare"});
+  t.boolean("collective_compute", job.collective_compute);
   t.integer("batch", job.batch, 1, 1 << 20);
   t.number("samples", job.samples, 0, 1e18, "a sample count");
   int gpus = 0;

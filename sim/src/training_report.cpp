@@ -74,7 +74,7 @@ TrainReport run_training(const TrainJob& job, const Topology& topology, std::str
   TrainReport r;
   r.scenario = std::move(scenario_name);
   r.job = job;
-  CollectiveTimer timer(topology, job.ranks, job.ecmp, job.seed);
+  CollectiveTimer timer(topology, job.ranks, job.ecmp, job.seed, job.collective_compute);
   r.step = simulate_step(job, timer);
   r.memory = estimate_memory(job);
   const GpuCompute& first = job.rank_gpus.front();

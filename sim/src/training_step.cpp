@@ -25,8 +25,8 @@ Bytes whole_elements_up(Bytes b, std::int64_t element) {
 }  // namespace
 
 CollectiveTimer::CollectiveTimer(const Topology& topology, std::vector<DeviceId> ranks, EcmpPolicy ecmp,
-                                 std::uint64_t seed)
-    : topology_(&topology), ranks_(std::move(ranks)), ecmp_(ecmp), seed_(seed) {}
+                                 std::uint64_t seed, bool model_compute)
+    : topology_(&topology), ranks_(std::move(ranks)), ecmp_(ecmp), seed_(seed), model_compute_(model_compute) {}
 
 Duration CollectiveTimer::time(const Request& r) {
   const Bytes bytes = whole_elements_up(r.bytes, r.payload.element_bytes());
@@ -44,6 +44,7 @@ Duration CollectiveTimer::time(const Request& r) {
   options.ecmp = ecmp_;
   options.ecmp_seed = seed_;
   options.calibration = r.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  options.calibration.model_compute = model_compute_;
   if (r.algorithm == Algorithm::Nccl)
     options.protocol = nccl_choose(*topology_, ranks_, r.collective, bytes).protocol;
   const Schedule schedule = build_schedule(*topology_, ranks_, spec);

@@ -103,6 +103,7 @@ struct TrainJob {
   int steps = 200;                     ///< steps simulated for the step-time distribution
   std::uint64_t seed = 1;
   EcmpPolicy ecmp = EcmpPolicy::Hash;
+  bool collective_compute = true;      ///< reductions and codecs inside collectives cost GPU/CPU time
   Reliability reliability;
   std::vector<StrategyKind> compare;   ///< alternatives to report next to the job's strategy
 };
@@ -116,7 +117,8 @@ TrainJob train_job_from_scenario(const Scenario& scenario);
 class CollectiveTimer {
  public:
   /// The topology must outlive the timer.
-  CollectiveTimer(const Topology& topology, std::vector<DeviceId> ranks, EcmpPolicy ecmp, std::uint64_t seed);
+  CollectiveTimer(const Topology& topology, std::vector<DeviceId> ranks, EcmpPolicy ecmp, std::uint64_t seed,
+                  bool model_compute = true);
   struct Request {
     Collective collective = Collective::AllReduce;
     Algorithm algorithm = Algorithm::Ring;
@@ -140,6 +142,7 @@ class CollectiveTimer {
   std::vector<DeviceId> ranks_;
   EcmpPolicy ecmp_;
   std::uint64_t seed_;
+  bool model_compute_;
   std::map<Key, Duration> cache_;
 };
 
