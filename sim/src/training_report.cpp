@@ -184,7 +184,7 @@ void write_table(std::ostream& out, const TrainReport& r) {
   const Strategy& s = job.strategy;
   const GpuCompute& g = job.rank_gpus.front();
   out << "# ringlab train: " << job.workload.name << ", " << to_string(s.kind) << (s.async ? " (async)" : "") << ", "
-      << r.ranks() << " GPUs on " << r.reliability.nodes << " hosts, " << to_string(s.precision) << ", gradients "
+      << r.ranks() << " GPUs on " << r.reliability.nodes << (r.reliability.nodes == 1 ? " host, " : " hosts, ") << to_string(s.precision) << ", gradients "
       << to_string(s.gradient_dtype) << (s.compression.kind != CompressionKind::None ? " " + to_string(s.compression) : "")
       << "\n# scenario: " << r.scenario << "\n";
   out << "model   " << fixed(double(job.workload.parameters()) * 1e-6, 1) << " M parameters, "
@@ -238,7 +238,7 @@ void write_table(std::ostream& out, const TrainReport& r) {
         << fixed(100 * rel.goodput, 2) << " %";
   out << "\n";
   if (job.samples > 0)
-    out << "time to train " << job.samples << " samples: " << fixed(r.time_to_train_s() / kSecondsPerHour, 2) << " h\n";
+    out << "time to train " << fixed(job.samples, 0) << " samples: " << fixed(r.time_to_train_s() / kSecondsPerHour, 2) << " h\n";
 
   if (r.alternatives.empty()) return;
   out << "\nstrategy                 step (ms)  exposed (ms)  comm%   samples/s  time to train (h)  memory\n";

@@ -175,7 +175,7 @@ std::string_view to_string(Precision p) {
   switch (p) {
     case Precision::Fp32: return "fp32";
     case Precision::Tf32: return "tf32";
-    case Precision::Mixed16: return "bf16";
+    case Precision::Mixed16: return "fp16/bf16";
     case Precision::Fp8: return "fp8";
   }
   return "fp32";
