@@ -19,6 +19,7 @@ void add_topo_commands(CLI::App& app);
 void add_import_command(CLI::App& topo);
 void add_simulate_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_train_command(CLI::App& app);
 
 /// Runs the scenario document's "simulate" section headless and returns what `simulate --format json`
 /// prints. `source` names the document in problems (and is the scenario's name when it has none).
@@ -31,5 +32,9 @@ nlohmann::json run_simulate_json(const nlohmann::json& scenario, const std::stri
 struct ExitStatus {
   int code;
 };
+
+/// Runs the scenario document's training job headless and returns what `train --format json` prints.
+/// Throws InputError naming `source` and the JSON path on bad input.
+nlohmann::json run_train_json(const nlohmann::json& scenario, const std::string& source);
 
 }  // namespace ringlab::cli

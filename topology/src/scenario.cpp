@@ -59,7 +59,7 @@ void read_version(JsonReader& r, const JsonNode& root) {
   r.add(v->path, "unsupported format version " + (*v)->dump() + ": expected " + version);
 }
 
-// workload, strategy, simulate: kept as written; only their type is checked here.
+// workload, strategy, train, simulate: kept as written; only their type is checked here.
 void read_section(JsonReader& r, const JsonNode& root, std::string_view key, nlohmann::json& out) {
   auto node = r.member(root, key);
   if (node && r.expect_object(*node)) out = **node;
@@ -78,7 +78,7 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
   s.name = file_stem(file_name);
   s.document = document;
   if (!r.expect_object(root)) problems.throw_if_any();
-  r.check_keys(root, {"ringlab", "name", "description", "cluster", "workload", "strategy", "simulate"});
+  r.check_keys(root, {"ringlab", "name", "description", "cluster", "workload", "strategy", "train", "simulate"});
   read_version(r, root);
   if (auto name = r.optional_member(root, "name", [&](const JsonNode& n) { return r.string(n); })) s.name = *name;
   if (auto d = r.optional_member(root, "description", [&](const JsonNode& n) { return r.string(n); }))
@@ -88,6 +88,7 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
   read_section(r, root, "workload", s.workload);
   read_section(r, root, "strategy", s.strategy);
   read_section(r, root, "simulate", s.simulate);
+  read_section(r, root, "train", s.train);
   problems.throw_if_any();
   return s;
 }

@@ -1,8 +1,8 @@
 // Scenario files: the JSON document a user writes (cluster, workload, strategy, simulation settings)
 // read into a validated Scenario. The format is specified in docs/scenario-format.md.
 //
-// Only the "cluster" section is interpreted here (it becomes a Topology); "workload", "strategy" and
-// "simulate" are checked to be objects and kept as raw JSON for the layers that own them. Loading is
+// Only the "cluster" section is interpreted here (it becomes a Topology); "workload", "strategy",
+// "train" and "simulate" are checked to be objects and kept as raw JSON for the layers that own them. Loading is
 // all-or-nothing: every problem in the file is collected, then one InputError (error.hpp) is thrown
 // whose problems each carry the file name, a JSON pointer ("/cluster/links/3/bandwidth") or a line and
 // column for malformed JSON, and what was expected.
@@ -27,6 +27,7 @@ struct Scenario {
   nlohmann::json workload = nlohmann::json::object();  ///< "workload" as written (an object)
   nlohmann::json strategy = nlohmann::json::object();  ///< "strategy" as written (an object)
   nlohmann::json simulate = nlohmann::json::object();  ///< "simulate" as written (an object)
+  nlohmann::json train = nlohmann::json::object();     ///< "train" as written (an object)
   nlohmann::json document;                             ///< the whole document as read, for editors that save it back
 };
 

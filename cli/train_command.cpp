@@ -1,0 +1,89 @@
+// `ringlab train`: simulate whole training steps of a model on a scenario's cluster with a
+// data-parallel strategy, and report step time, throughput, scaling, memory, step-time spread and
+// time to train (table or JSON), optionally with a Chrome trace of one step.
+//
+// Settings come from the scenario's "workload", "strategy" and "train" sections; command-line
+// options write the keys they override (--model -> /workload/model, --strategy -> /strategy/name,
+// --batch -> /train/batch, ...), so problems name the same JSON paths either way.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "ringlab/sim/training.hpp"
+#include "ringlab/topology/error.hpp"
+
+namespace ringlab::cli {
+namespace {
+
+struct CommandLine {
+  std::string scenario;
+  std::string format = "table";
+  std::string output;
+  std::string trace;
+  nlohmann::json workload = nlohmann::json::object();  ///< overrides, keyed as in the sections
+  nlohmann::json strategy = nlohmann::json::object();
+  nlohmann::json train = nlohmann::json::object();
+};
+
+std::string source_name(const Scenario& s) { return s.file.empty() ? "<built-in scenario>" : s.file; }
+
+sim::TrainReport run(const Scenario& scenario) {
+  const sim::TrainJob job = sim::train_job_from_scenario(scenario);
+  try {
+    return sim::run_training(job, scenario.cluster, scenario.name.empty() ? source_name(scenario) : scenario.name);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(source_name(scenario), "/strategy/name", e.what());
+  }
+}
+
+void run_train(const CommandLine& c) {
+  Scenario scenario = load_scenario_or_default(c.scenario);
+  scenario.workload.update(c.workload);
+  scenario.strategy.update(c.strategy);
+  scenario.train.update(c.train);
+  const sim::TrainReport report = run(scenario);
+  write_output(c.output, [&](std::ostream& out) {
+    if (c.format == "json") out << sim::to_json(report).dump(2) << '\n';
+    else sim::write_table(out, report);
+  });
+  if (!c.trace.empty()) write_output(c.trace, [&](std::ostream& out) { sim::write_step_trace(out, report); });
+}
+
+}  // namespace
+
+nlohmann::json run_train_json(const nlohmann::json& scenario, const std::string& source) {
+  return sim::to_json(run(scenario_from_json(scenario, source)));
+}
+
+void add_train_command(CLI::App& app) {
+  auto c = std::make_shared<CommandLine>();
+  CLI::App* cmd = app.add_subcommand(
+      "train", "Simulate training steps: step time, exposed communication, throughput, scaling and time to train");
+  cmd->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
+  auto text = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
+    cmd->add_option_function<std::string>(flags, [c, section, key](const std::string& v) { ((*c).*section)[key] = v; }, help);
+  };
+  auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
+    cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help);
+  };
+  text("-m,--model", &CommandLine::workload, "model", "resnet50, bert-large, gpt2-1.5b, llama2-7b, llama2-70b");
+  text("-S,--strategy", &CommandLine::strategy, "name",
+       "tf_mirrored, tf_multi_worker, tf_central_storage, tf_parameter_server, ddp, horovod, zero1, zero2, zero3, fsdp");
+  text("--precision", &CommandLine::strategy, "precision", "fp32, tf32, bf16, fp16, fp8");
+  text("-a,--algo", &CommandLine::strategy, "algorithm", "collective algorithm (ring, tree, hierarchical, nccl, ...)");
+  text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO");
+  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)");
+  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step");
+  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs (default: all)");
+  cmd->add_flag_callback("--no-overlap", [c] { c->strategy["overlap"] = false; },
+                         "issue collectives only after backward");
+  cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)");
+  cmd->add_option("-f,--format", c->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
+  cmd->add_option("--trace", c->trace, "write a Chrome trace-event JSON of one step (opens in Perfetto)");
+  cmd->callback([c] { run_train(*c); });
+}
+
+}  // namespace ringlab::cli
