@@ -98,7 +98,9 @@ Op CompactSchedule::op(OpId id) const {
       op.at = s.rank;
       op.peer = next;
       op.match = id + 1;
-      op.dep_count = send_deps(s).count;
+      // Two deps (data producer, previous send on the connection), except in the first step, which
+      // has no producer, and whose first unit per channel has no previous send either.
+      op.dep_count = !in_first_step(id) ? 2 : unit_prev_[s.unit] == kNone ? 0 : 1;
       break;
     case 1:
       op.kind = OpKind::Recv;
@@ -167,11 +169,6 @@ std::uint64_t CompactSchedule::transfer_index(OpId id) const {
   return rs_ops_ / 3 + (id - rs_ops_) / 2;
 }
 
-OpKind CompactSchedule::kind(OpId id) const {
-  constexpr OpKind kParts[3] = {OpKind::Send, OpKind::Recv, OpKind::Reduce};
-  if (id < rs_ops_) return kParts[id - 3 * by_three_.divide(id)];
-  return kParts[(id - rs_ops_) & 1];
-}
 
 std::vector<OpId> CompactSchedule::initial_ops() const {
   std::vector<OpId> out;

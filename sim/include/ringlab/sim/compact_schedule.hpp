@@ -52,8 +52,12 @@ class CompactSchedule {
   /// The op with this id, as the explicit schedule holds it (dep_begin is 0: use deps()).
   /// Precondition: id < op_count(). O(1).
   Op op(OpId id) const;
-  /// op(id).kind, cheaper.
-  OpKind kind(OpId id) const;
+  /// op(id).kind, cheaper (the engine asks for it on every op).
+  OpKind kind(OpId id) const {
+    constexpr OpKind kParts[3] = {OpKind::Send, OpKind::Recv, OpKind::Reduce};
+    if (id < rs_ops_) return kParts[id - 3 * by_three_.divide(id)];
+    return kParts[(id - rs_ops_) & 1];
+  }
   /// Its dependencies, ascending (the explicit schedule's deps(id)). O(1).
   OpPair deps(OpId id) const;
   /// Ops that list `id` among their dependencies, plus a Send's matched Recv, ascending. O(1).
