@@ -2,17 +2,19 @@
 //
 // Cases (pass one name per process so the peak-memory figure belongs to that case alone):
 //   ring1024        128 DGX H100 nodes (1024 GPUs), 2-tier fat tree, non-blocking
-//   ring8192        1024 DGX H100 nodes (8192 GPUs), 2-tier fat tree, non-blocking; refuses to run when
-//                   the explicit schedule would not fit in half the machine's memory
+//   ring8192        1024 DGX H100 nodes (8192 GPUs), 2-tier fat tree, non-blocking
 //   contended1024   as ring1024 but the fat tree is 4:1 oversubscribed and ranks are interleaved
 //                   across leaves, so every inter-node ring edge crosses the spine tier
 //   ring1024-ch4    as ring1024 with 4 channels (4 rings) and 512 KiB pipeline chunks
 //   rail8192        8192 GPUs, hierarchical allreduce: intra-node ring reduce-scatter, one 1024-rank
-//                   ring per rail, intra-node allgather (a flat 8192-rank ring is ~335M explicit ops,
-//                   more than this machine's memory holds; see README)
-// Output, one line per case: wall time (median of --repeat runs) in total and split into schedule
-// building and simulation, simulated time, events, events per wall second of simulation, flows,
-// peak resident memory. Usage: ringlab_sim_bench CASE [--repeat N]
+//                   ring per rail, intra-node allgather
+// Flat ring cases use the compact schedule (compact_schedule.hpp) by default; --explicit builds the
+// explicit Schedule instead (refused when it would not fit in half the machine's memory: ring8192
+// has ~336M ops, ~20 GiB). Hierarchical cases are always explicit.
+// Output, one line per case: wall time and user CPU time (getrusage; less sensitive to other load on
+// the machine), medians of --repeat runs, in total and split into schedule building and simulation;
+// simulated time, events, events per second of simulation (wall and CPU), flows, peak resident memory.
+// Usage: ringlab_sim_bench CASE [--repeat N] [--explicit]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,10 +22,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/generators.hpp"
 
@@ -93,23 +97,57 @@ double flat_ring_ops(const Case& c) {
 
 double physical_memory_bytes() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
 
+double user_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) * 1e-6;
+}
+
 double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return double(u.ru_maxrss) / 1024.0;
 }
 
+/// Wall and user-CPU seconds of one phase.
+struct Timing {
+  double wall = 0;
+  double cpu = 0;
+};
+
+class Stopwatch {
+ public:
+  Stopwatch() : wall_(std::chrono::steady_clock::now()), cpu_(user_cpu_seconds()) {}
+  Timing elapsed() const {
+    return Timing{std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count(),
+                  user_cpu_seconds() - cpu_};
+  }
+
+ private:
+  std::chrono::steady_clock::time_point wall_;
+  double cpu_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CASE [--repeat N]; cases:", argv[0]);
+    std::fprintf(stderr, "usage: %s CASE [--repeat N] [--explicit]; cases:", argv[0]);
     for (const Case& c : kCases) std::fprintf(stderr, " %s", c.name);
     std::fprintf(stderr, "\n");
     return 2;
   }
   int repeat = 3;
-  if (argc >= 4 && std::strcmp(argv[2], "--repeat") == 0) repeat = std::max(1, std::atoi(argv[3]));
+  bool force_explicit = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--explicit") == 0) force_explicit = true;
+  }
   const Case* chosen = nullptr;
   for (const Case& c : kCases)
     if (std::strcmp(c.name, argv[1]) == 0) chosen = &c;
@@ -117,20 +155,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown case %s\n", argv[1]);
     return 2;
   }
-  if (chosen->algorithm == Algorithm::Ring && flat_ring_ops(*chosen) * kBytesPerOp > 0.5 * physical_memory_bytes()) {
+  const bool compact = chosen->algorithm == Algorithm::Ring && !force_explicit;
+  if (!compact && chosen->algorithm == Algorithm::Ring &&
+      flat_ring_ops(*chosen) * kBytesPerOp > 0.5 * physical_memory_bytes()) {
     std::printf("%-14s skipped: an explicit schedule needs ~%.0fM ops (~%.1f GiB), more than half of this machine's "
-                "%.1f GiB; a compact (generated-on-the-fly) ring schedule is not implemented yet\n",
+                "%.1f GiB; run it without --explicit (compact schedule)\n",
                 chosen->name, flat_ring_ops(*chosen) / 1e6, flat_ring_ops(*chosen) * kBytesPerOp / double(1 << 30),
                 physical_memory_bytes() / double(1 << 30));
     return 0;
   }
-  using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  std::vector<double> totals, builds, sims;
+  std::vector<double> totals, builds, sims, total_cpus, build_cpus, sim_cpus;
   Result result;
-  std::size_t ops = 0;
+  std::uint64_t ops = 0;
   for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
+    const Stopwatch whole;
     const Topology topology = make_fabric(*chosen);
     const std::vector<DeviceId> ranks = rank_order(topology, chosen->interleave);
     CollectiveSpec spec;
@@ -139,26 +177,47 @@ int main(int argc, char** argv) {
     spec.chunk = chosen->chunk;
     spec.algorithm = chosen->algorithm;
     spec.hierarchy = Hierarchy::Rail;
-    const auto build_start = Clock::now();
-    const Schedule schedule = build_schedule(topology, ranks, spec);
-    builds.push_back(seconds_since(build_start));
-    ops = schedule.ops().size();
-    const auto sim_start = Clock::now();
-    Simulator simulator(topology);
-    result = simulator.run(schedule);
-    sims.push_back(seconds_since(sim_start));
-    totals.push_back(seconds_since(start));
+    Timing build, sim;
+    if (compact) {
+      const Stopwatch build_watch;
+      const std::optional<CompactSchedule> schedule = build_compact_schedule(topology, ranks, spec);
+      build = build_watch.elapsed();
+      if (!schedule) {
+        std::fprintf(stderr, "%s: no compact form for this spec\n", chosen->name);
+        return 1;
+      }
+      ops = schedule->op_count();
+      const Stopwatch sim_watch;
+      Simulator simulator(topology);
+      result = simulator.run(*schedule);
+      sim = sim_watch.elapsed();
+    } else {
+      const Stopwatch build_watch;
+      const Schedule schedule = build_schedule(topology, ranks, spec);
+      build = build_watch.elapsed();
+      ops = schedule.ops().size();
+      const Stopwatch sim_watch;
+      Simulator simulator(topology);
+      result = simulator.run(schedule);
+      sim = sim_watch.elapsed();
+    }
+    const Timing total = whole.elapsed();
+    builds.push_back(build.wall);
+    build_cpus.push_back(build.cpu);
+    sims.push_back(sim.wall);
+    sim_cpus.push_back(sim.cpu);
+    totals.push_back(total.wall);
+    total_cpus.push_back(total.cpu);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  const double total = median(totals), sim = median(sims);
-  std::printf("%-14s ranks=%d ops=%zu median_s(n=%d): total=%.3f schedule=%.3f simulate=%.3f | simulated_ms=%.3f "
-              "busbw_GBps=%.2f events=%llu events_per_s=%.3g flows=%llu rate_updates=%llu peak_rss_MiB=%.1f\n",
-              chosen->name, result.ranks, ops, repeat, total, median(builds), sim, result.time.seconds() * 1e3,
-              result.busbw().gigabytes_per_second(), static_cast<unsigned long long>(result.events),
-              double(result.events) / sim, static_cast<unsigned long long>(result.flows),
+  const double sim = median(sims), sim_cpu = median(sim_cpus);
+  std::printf("%-14s %s ranks=%d ops=%llu median(n=%d) wall_s: total=%.3f schedule=%.3f simulate=%.3f | user_cpu_s: "
+              "total=%.3f schedule=%.3f simulate=%.3f | simulated_ms=%.3f busbw_GBps=%.2f events=%llu "
+              "events_per_s(wall)=%.3g events_per_s(cpu)=%.3g flows=%llu rate_updates=%llu peak_rss_MiB=%.1f\n",
+              chosen->name, compact ? "compact" : "explicit", result.ranks, static_cast<unsigned long long>(ops), repeat,
+              median(totals), median(builds), sim, median(total_cpus), median(build_cpus), sim_cpu,
+              result.time.seconds() * 1e3, result.busbw().gigabytes_per_second(),
+              static_cast<unsigned long long>(result.events), double(result.events) / sim,
+              double(result.events) / sim_cpu, static_cast<unsigned long long>(result.flows),
               static_cast<unsigned long long>(result.rate_updates), peak_rss_mib());
   return 0;
 }

@@ -71,7 +71,9 @@ std::string supported_list(Algorithm a) {
 
 bool power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-void validate(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
+}  // namespace
+
+void detail::validate_spec(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   const Algorithm a = spec.algorithm;
   if (ranks.empty()) reject(a, "no ranks");
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -106,6 +108,8 @@ void validate(const Topology& topology, std::span<const DeviceId> ranks, const C
       reject(a, "top-k compression is an allgather of sparse parts: use ring, direct or halving_doubling");
   }
 }
+
+namespace {
 
 std::string schedule_name(const CollectiveSpec& spec) {
   std::string name(to_string(spec.algorithm));
@@ -146,14 +150,14 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 }  // namespace
 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
-  validate(topology, ranks, spec);
+  detail::validate_spec(topology, ranks, spec);
   if (spec.algorithm != Algorithm::Nccl) return build(topology, ranks, spec);
   const NcclChoice choice = nccl_choose(topology, ranks, spec.collective, spec.message);
   CollectiveSpec resolved = spec;
   resolved.algorithm = choice.algorithm;
   resolved.channels = choice.channels;
   resolved.chunk = choice.chunk;
-  validate(topology, ranks, resolved);
+  detail::validate_spec(topology, ranks, resolved);
   Schedule schedule = build(topology, ranks, resolved);
   schedule.set_algorithm("nccl:" + choice.name);
   return schedule;

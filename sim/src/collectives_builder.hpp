@@ -189,6 +189,9 @@ std::uint32_t star_broadcast(Builder& b, const Group& g, int root, std::span<con
 /// tree 1 its mirror (even n) or shift by one (odd n). parent[root] == -1.
 std::vector<int> btree_parents(int n, int tree);
 
+/// build_schedule's checks of a spec against the ranks and topology; throws std::invalid_argument.
+void validate_spec(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
+
 // Algorithm entry points (one file per family). Preconditions checked by build_schedule: the
 // collective is supported, p >= 2.
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec);

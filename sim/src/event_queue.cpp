@@ -1,10 +1,85 @@
-// EventQueue: 4-ary heap of 16-byte keys with per-slot payloads and lazy cancellation (see event_queue.hpp).
+// EventQueue: events batched per instant, a min-heap of instants, lazy cancellation (see event_queue.hpp).
 #include "event_queue.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
 namespace ringlab::sim::detail {
+namespace {
+struct LaterTime {
+  template <class E>
+  bool operator()(const E& a, const E& b) const {
+    return a.time > b.time;
+  }
+};
+}  // namespace
+
+std::uint32_t EventQueue::TimeIndex::find(std::int64_t time) const {
+  for (std::size_t i = home(time);; i = (i + 1) & (slots_.size() - 1)) {
+    const Slot& slot = slots_[i];
+    if (slot.bucket == kMissing) return kMissing;
+    if (slot.time == time) return slot.bucket;
+  }
+}
+
+void EventQueue::TimeIndex::insert(std::int64_t time, std::uint32_t bucket) {
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  std::size_t i = home(time);
+  while (slots_[i].bucket != kMissing) i = (i + 1) & (slots_.size() - 1);
+  slots_[i] = Slot{time, bucket};
+  ++size_;
+}
+
+void EventQueue::TimeIndex::erase(std::int64_t time) {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t hole = home(time);
+  while (slots_[hole].time != time || slots_[hole].bucket == kMissing) hole = (hole + 1) & mask;
+  --size_;
+  for (std::size_t j = (hole + 1) & mask; slots_[j].bucket != kMissing; j = (j + 1) & mask) {
+    const std::size_t want = home(slots_[j].time);
+    // Leave j where it is when its home lies cyclically in (hole, j].
+    const bool stays = hole <= j ? (hole < want && want <= j) : (hole < want || want <= j);
+    if (stays) continue;
+    slots_[hole] = slots_[j];
+    hole = j;
+  }
+  slots_[hole] = Slot{};
+}
+
+void EventQueue::TimeIndex::clear() {
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  size_ = 0;
+}
+
+void EventQueue::TimeIndex::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  size_ = 0;
+  for (const Slot& slot : old)
+    if (slot.bucket != kMissing) insert(slot.time, slot.bucket);
+}
+
+std::uint32_t EventQueue::bucket_for(std::int64_t time) {
+  const std::uint32_t found = index_.find(time);
+  if (found != TimeIndex::kMissing) return found;
+  std::uint32_t b;
+  if (!free_buckets_.empty()) {
+    b = free_buckets_.back();
+    free_buckets_.pop_back();
+  } else {
+    b = std::uint32_t(buckets_.size());
+    buckets_.emplace_back();
+  }
+  Bucket& bucket = buckets_[b];
+  bucket.time = time;
+  bucket.head = 0;
+  bucket.keys.clear();
+  index_.insert(time, b);
+  heap_.push_back(HeapEntry{time, b});
+  std::push_heap(heap_.begin(), heap_.end(), LaterTime{});
+  return b;
+}
 
 EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t tag) {
   assert(time >= now_ && "time never runs backwards");
@@ -19,8 +94,7 @@ EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t 
   }
   const std::uint64_t key = next_sequence_++ << kSlotBits | slot;
   payload_[slot] = Payload{key, target, tag};
-  heap_.push_back(Entry{time.picoseconds(), key});
-  sift_up(heap_.size() - 1);
+  buckets_[bucket_for(time.picoseconds())].keys.push_back(key);
   ++live_;
   return key;
 }
@@ -38,12 +112,21 @@ void EventQueue::release(std::uint64_t key) {
 }
 
 void EventQueue::cancel(EventId id) {
-  // The heap entry stays and is skipped when it surfaces: a reused slot holds a newer key.
+  // The bucket entry stays and is skipped when it surfaces: a reused slot holds a newer key.
   if (is_pending(id)) release(id);
 }
 
 void EventQueue::drop_dead_top() {
-  while (!heap_.empty() && !is_live(heap_.front())) pop_top();
+  while (!heap_.empty()) {
+    const std::uint32_t b = heap_.front().bucket;
+    Bucket& bucket = buckets_[b];
+    while (bucket.head < bucket.keys.size() && !is_live(bucket.keys[bucket.head])) ++bucket.head;
+    if (bucket.head < bucket.keys.size()) return;
+    std::pop_heap(heap_.begin(), heap_.end(), LaterTime{});
+    heap_.pop_back();
+    index_.erase(bucket.time);
+    free_buckets_.push_back(b);
+  }
 }
 
 std::optional<Duration> EventQueue::next_time() {
@@ -55,17 +138,19 @@ std::optional<Duration> EventQueue::next_time() {
 std::optional<Event> EventQueue::step() {
   drop_dead_top();
   if (heap_.empty()) return std::nullopt;
-  const Entry top = heap_.front();
-  pop_top();
-  const Payload payload = payload_[top.key & kSlotMask];
-  release(top.key);
+  Bucket& bucket = buckets_[heap_.front().bucket];
+  const std::uint64_t key = bucket.keys[bucket.head++];
+  const Payload payload = payload_[key & kSlotMask];
+  release(key);
   ++processed_;
-  now_ = Duration{top.time};
-  return Event{now_, top.key, payload.target, payload.tag};
+  now_ = Duration{bucket.time};
+  return Event{now_, key, payload.target, payload.tag};
 }
 
 void EventQueue::reset() {
+  for (const HeapEntry& entry : heap_) free_buckets_.push_back(entry.bucket);
   heap_.clear();
+  index_.clear();
   // Keys keep growing across a reset, so ids handed out before it stay dead.
   free_slots_.clear();
   for (std::size_t slot = payload_.size(); slot-- > 0;) {
@@ -75,45 +160,6 @@ void EventQueue::reset() {
   now_ = Duration{};
   live_ = 0;
   processed_ = 0;
-}
-
-void EventQueue::pop_top() {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return;
-  std::size_t i = 0;
-  for (;;) {
-    const std::size_t first = i * kArity + 1;
-    if (first + kArity <= n) {  // all four children: a tournament of three comparisons
-      const std::size_t low = before(heap_[first + 1], heap_[first]) ? first + 1 : first;
-      const std::size_t high = before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-      const std::size_t best = before(heap_[high], heap_[low]) ? high : low;
-      heap_[i] = heap_[best];
-      i = best;
-      continue;
-    }
-    if (first >= n) break;
-    std::size_t best = first;
-    for (std::size_t c = first + 1; c < n; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
-    heap_[i] = heap_[best];
-    i = best;
-    break;  // a partial family is the last level
-  }
-  heap_[i] = last;
-  sift_up(i);
-}
-
-void EventQueue::sift_up(std::size_t i) {
-  const Entry moving = heap_[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!before(moving, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = moving;
 }
 
 }  // namespace ringlab::sim::detail

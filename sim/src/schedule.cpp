@@ -5,6 +5,8 @@
 #include <array>
 #include <cassert>
 
+#include "schedule_print.hpp"
+
 namespace ringlab::sim {
 namespace {
 constexpr std::array<std::string_view, 5> kCollectiveNames{"allreduce", "reducescatter", "allgather", "broadcast",
@@ -99,34 +101,37 @@ OpId Schedule::add_transfer(Endpoint from, Endpoint to, Bytes offset, Bytes byte
 }
 
 void Schedule::print(std::ostream& out, const Topology* topology) const {
-  auto endpoint_name = [&](Endpoint e) {
-    const EndpointInfo& info = endpoints_[e];
-    std::string name = info.role == EndpointRole::Rank ? "rank " + std::to_string(e)
-                       : info.role == EndpointRole::Switch ? "switch " + std::to_string(e)
-                                                           : "ps " + std::to_string(e);
-    if (topology) name += " (" + topology->device(info.device).name + ")";
-    return name;
-  };
   out << "schedule " << to_string(collective_) << " algorithm=" << algorithm_ << " message=" << to_string(message_)
       << " ranks=" << rank_count_ << " endpoints=" << endpoints_.size() << " ops=" << ops_.size()
       << " channels=" << channels_ << '\n';
   std::vector<std::vector<OpId>> by_endpoint(endpoints_.size());
   for (OpId id = 0; id < ops_.size(); ++id) by_endpoint[ops_[id].at].push_back(id);
   for (Endpoint e = 0; e < endpoints_.size(); ++e) {
-    out << endpoint_name(e) << ":\n";
-    for (OpId id : by_endpoint[e]) {
-      const Op& op = ops_[id];
-      out << "  #" << id << ' ' << to_string(op.kind) << ' ' << to_string(op.bytes) << " @" << to_string(op.offset);
-      if (op.kind == OpKind::Send) out << " -> " << endpoint_name(op.peer);
-      if (op.kind == OpKind::Recv) out << " <- " << endpoint_name(op.peer);
-      out << " [ch " << op.channel << " step " << op.step << ']';
-      if (op.dep_count) {
-        out << " after";
-        for (OpId d : deps(id)) out << " #" << d;
-      }
-      out << '\n';
-    }
+    out << detail::endpoint_label(endpoints_, e, topology) << ":\n";
+    for (OpId id : by_endpoint[e]) detail::print_op_line(out, endpoints_, topology, id, ops_[id], deps(id));
   }
+}
+
+std::string detail::endpoint_label(std::span<const EndpointInfo> endpoints, Endpoint e, const Topology* topology) {
+  const EndpointInfo& info = endpoints[e];
+  std::string name = info.role == EndpointRole::Rank     ? "rank " + std::to_string(e)
+                     : info.role == EndpointRole::Switch ? "switch " + std::to_string(e)
+                                                         : "ps " + std::to_string(e);
+  if (topology) name += " (" + topology->device(info.device).name + ")";
+  return name;
+}
+
+void detail::print_op_line(std::ostream& out, std::span<const EndpointInfo> endpoints, const Topology* topology,
+                           OpId id, const Op& op, std::span<const OpId> deps) {
+  out << "  #" << id << ' ' << to_string(op.kind) << ' ' << to_string(op.bytes) << " @" << to_string(op.offset);
+  if (op.kind == OpKind::Send) out << " -> " << endpoint_label(endpoints, op.peer, topology);
+  if (op.kind == OpKind::Recv) out << " <- " << endpoint_label(endpoints, op.peer, topology);
+  out << " [ch " << op.channel << " step " << op.step << ']';
+  if (!deps.empty()) {
+    out << " after";
+    for (OpId d : deps) out << " #" << d;
+  }
+  out << '\n';
 }
 
 std::vector<std::string> Schedule::check() const {

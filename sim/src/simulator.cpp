@@ -137,81 +137,53 @@ ChannelModel make_channel_model(const Topology& topology, const SimOptions& opti
   return model;
 }
 
-/// One execution of one schedule.
-class Run {
+/// The explicit schedule's DAG for the engine: successors in CSR form, and per op its pending
+/// predecessor count, the predecessor that made it ready and its cached path.
+class ExplicitDag {
  public:
-  Run(const Topology& topology, const Router& router, const SimOptions& options, const ChannelModel& model,
-      const Schedule& schedule)
-      : topology_(topology), router_(router), options_(options), model_(model), schedule_(schedule),
-        ops_(schedule.ops()), network_(model.capacity) {
-    if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
-  }
+  explicit ExplicitDag(const Schedule& schedule);
 
-  Result execute();
+  const Schedule& schedule() const { return schedule_; }
+  std::uint64_t size() const { return ops_.size(); }
+  const Op& op(OpId id) const { return ops_[id]; }
+  bool is_recv(OpId id) const { return is_recv_[id] != 0; }
+  template <class F>
+  void for_each_successor(OpId id, F&& f) const {
+    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) f(succ_[i]);
+  }
+  /// `pred` completed; true when `id` is ready now (then `pred` is its critical predecessor).
+  bool satisfy(OpId id, OpId pred) {
+    Node& node = nodes_[id];
+    if (--node.pending != 0) return false;
+    node.critical = pred;
+    return true;
+  }
+  template <class F>
+  void for_each_initial(F&& f) const {
+    for (OpId id = 0; id < ops_.size(); ++id)
+      if (nodes_[id].pending == 0) f(id);
+  }
+  OpId critical(OpId id) const { return nodes_[id].critical; }
+  /// The path index cache of a Send (kNoPath until resolved).
+  std::uint32_t& path_slot(OpId send, const Op&) { return nodes_[send].path; }
 
  private:
-  DeviceId device_of(Endpoint e) const { return schedule_.endpoints()[e].device; }
-  void build_successors();
-  void make_ready(OpId op) { ready_.push_back(op); }
-  void drain();
-  void start(OpId op);
-  void start_send(OpId send);
-  void start_flow(OpId send);
-  void complete(OpId op);
-  void dispatch(const Event& event);
-  void reallocate();
-  void verify_network() const;
-  const Path& path_of(OpId send);
-  Duration compute_time(const Op& op) const;
-  Result collect() const;
-
-  const Topology& topology_;
-  const Router& router_;
-  const SimOptions& options_;
-  const ChannelModel& model_;
-  const Schedule& schedule_;
-  std::span<const Op> ops_;
-
-  EventQueue queue_;
-  FlowNetwork network_;
-  double flow_cap_ = detail::kUnlimitedRate;
-
-  /// Per-op state the event loop touches, packed into one cache-friendly record.
   struct Node {
     std::uint32_t succ_begin = 0;  ///< successors are succ_[succ_begin, next node's succ_begin)
     std::uint32_t pending = 0;     ///< unfinished predecessors (a Recv also waits for its data)
     OpId critical = kNoOp;         ///< predecessor that finished last
-    std::uint32_t path = kNoPath;  ///< Send: index into paths_, resolved on first use
+    std::uint32_t path = UINT32_MAX;
   };
-  struct Span {
-    std::int64_t start = 0;  ///< picoseconds; a Recv's start is its flow's start
-    std::int64_t end = 0;
-  };
-  static constexpr std::uint32_t kNoPath = UINT32_MAX;
-
-  // Dependency DAG (successors in CSR form; a Send's matched Recv is one of its successors).
+  const Schedule& schedule_;
+  std::span<const Op> ops_;
   std::vector<Node> nodes_;  ///< one per op plus a sentinel closing the last successor range
-  std::vector<OpId> succ_;
+  std::vector<OpId> succ_;   ///< a Send's matched Recv is one of its successors
   /// Per op: a Recv, which starts by completing. A byte per op keeps the hot loop off the 56-byte
   /// Op records for a third of the ops.
   std::vector<std::uint8_t> is_recv_;
-  std::vector<Span> spans_;
-  std::size_t completed_ = 0;
-  OpId last_completed_ = kNoOp;
-
-  std::vector<OpId> ready_;
-  std::size_t ready_head_ = 0;
-
-  PathCache path_index_;
-  std::vector<Path> paths_;
-  std::vector<OpId> flow_op_;       ///< per flow slot: the Send it carries
-  std::vector<std::uint32_t> flow_path_;
-  std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
-  std::vector<FlowId> changed_;
-  std::uint64_t flows_started_ = 0;
 };
 
-void Run::build_successors() {
+ExplicitDag::ExplicitDag(const Schedule& schedule) : schedule_(schedule), ops_(schedule.ops()) {
   const std::size_t n = ops_.size();
   nodes_.assign(n + 1, Node{});
   is_recv_.assign(n, 0);
@@ -234,14 +206,179 @@ void Run::build_successors() {
   }
 }
 
-const Path& Run::path_of(OpId send) {
-  Node& node = nodes_[send];
-  if (node.path != kNoPath) return paths_[node.path];
-  const Op& op = ops_[send];
+/// Open-addressing set of op ids (linear probing, backward-shift deletion): the Sends of a compact
+/// run that have one of their two predecessors done. Holds only the live window.
+class OpSet {
+ public:
+  OpSet() : slots_(kInitialSlots, kNoOp) {}
+  /// Removes `id` when present (true), else inserts it (false).
+  bool toggle(OpId id) {
+    std::size_t i = home(id);
+    for (; slots_[i] != kNoOp; i = (i + 1) & mask()) {
+      if (slots_[i] != id) continue;
+      erase_at(i);
+      return true;
+    }
+    slots_[i] = id;
+    if (2 * ++size_ > slots_.size()) grow();
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kInitialSlots = 1024;
+  std::size_t mask() const { return slots_.size() - 1; }
+  std::size_t home(OpId id) const { return std::size_t((std::uint64_t(id) * 0x9e3779b97f4a7c15ULL) >> 32) & mask(); }
+  void erase_at(std::size_t hole) {
+    --size_;
+    for (std::size_t j = (hole + 1) & mask(); slots_[j] != kNoOp; j = (j + 1) & mask()) {
+      const std::size_t want = home(slots_[j]);
+      // Move j into the hole unless its home lies cyclically in (hole, j].
+      const bool stays = hole <= j ? (hole < want && want <= j) : (hole < want || want <= j);
+      if (stays) continue;
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+    slots_[hole] = kNoOp;
+  }
+  void grow() {
+    std::vector<OpId> old(slots_.size() * 2, kNoOp);
+    old.swap(slots_);
+    for (OpId id : old) {
+      if (id == kNoOp) continue;
+      std::size_t i = home(id);
+      while (slots_[i] != kNoOp) i = (i + 1) & mask();
+      slots_[i] = id;
+    }
+  }
+  std::vector<OpId> slots_;
+  std::size_t size_ = 0;
+};
+
+/// A CompactSchedule's DAG for the engine, in memory linear in ranks: successors and predecessor
+/// counts come from the schedule's closed form; the only per-op record is one bit per transfer
+/// saying which of a Send's two predecessors finished last (for the critical path).
+class CompactDag {
+ public:
+  explicit CompactDag(const CompactSchedule& schedule)
+      : schedule_(schedule), paths_(schedule.endpoints().size() * schedule.channel_count(), UINT32_MAX),
+        conn_critical_((schedule.transfer_count() + 63) / 64, 0) {}
+
+  const CompactSchedule& schedule() const { return schedule_; }
+  std::uint64_t size() const { return schedule_.op_count(); }
+  Op op(OpId id) const { return schedule_.op(id); }
+  bool is_recv(OpId id) const { return schedule_.kind(id) == OpKind::Recv; }
+  template <class F>
+  void for_each_successor(OpId id, F&& f) const {
+    const OpPair next = schedule_.successors(id);
+    for (std::uint32_t i = 0; i < next.count; ++i) f(next.ids[i]);
+  }
+  bool satisfy(OpId id, OpId pred) {
+    // Recvs and Reduces have one predecessor, and so have the Sends of the first step.
+    if (schedule_.kind(id) != OpKind::Send || schedule_.in_first_step(id)) return true;
+    if (!waiting_.toggle(id)) return false;
+    if (schedule_.kind(pred) == OpKind::Send) {  // the connection's previous Send finished last
+      const std::uint64_t t = schedule_.transfer_index(id);
+      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
+    }
+    return true;
+  }
+  template <class F>
+  void for_each_initial(F&& f) const {
+    for (OpId id : schedule_.initial_ops()) f(id);
+  }
+  OpId critical(OpId id) const {
+    if (schedule_.kind(id) != OpKind::Send) return id - 1;  // a Recv's Send, a Reduce's Recv
+    const OpPair deps = schedule_.deps(id);
+    if (deps.count < 2) return deps.count == 0 ? kNoOp : deps.ids[0];
+    const std::uint64_t t = schedule_.transfer_index(id);
+    const bool conn = (conn_critical_[t / 64] >> (t % 64)) & 1;
+    const bool first_is_send = schedule_.kind(deps.ids[0]) == OpKind::Send;
+    return conn == first_is_send ? deps.ids[0] : deps.ids[1];
+  }
+  /// Every Send of a rank on a channel goes to the next rank: one path per (rank, channel).
+  std::uint32_t& path_slot(OpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
+
+ private:
+  const CompactSchedule& schedule_;
+  std::vector<std::uint32_t> paths_;
+  OpSet waiting_;
+  std::vector<std::uint64_t> conn_critical_;
+};
+
+/// One execution of one schedule, over either DAG.
+template <class Dag>
+class Run {
+ public:
+  Run(const Topology& topology, const Router& router, const SimOptions& options, const ChannelModel& model,
+      Dag& dag)
+      : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
+        endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
+    if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
+  }
+
+  Result execute();
+
+ private:
+  DeviceId device_of(Endpoint e) const { return endpoints_[e].device; }
+  void make_ready(OpId op) { ready_.push_back(op); }
+  void drain();
+  void start(OpId op);
+  void start_send(OpId send, const Op& op);
+  void start_flow(OpId send);
+  void complete(OpId op);
+  void dispatch(const Event& event);
+  void reallocate();
+  void verify_network() const;
+  const Path& path_of(OpId send, const Op& op);
+  Duration compute_time(const Op& op) const;
+  void set_start(OpId op, Duration t) {
+    if (record_) spans_[op].start = t.picoseconds();
+  }
+  Result collect() const;
+
+  const Topology& topology_;
+  const Router& router_;
+  const SimOptions& options_;
+  const ChannelModel& model_;
+  Dag& dag_;
+  std::span<const EndpointInfo> endpoints_;
+
+  EventQueue queue_;
+  FlowNetwork network_;
+  double flow_cap_ = detail::kUnlimitedRate;
+
+  struct Span {
+    std::int64_t start = 0;  ///< picoseconds; a Recv's start is its flow's start
+    std::int64_t end = 0;
+  };
+  static constexpr std::uint32_t kNoPath = UINT32_MAX;
+
+  bool record_ = false;     ///< keep per-op spans (Result::timeline)
+  std::vector<Span> spans_;  ///< per op when record_
+  std::uint64_t completed_ = 0;
+  OpId last_completed_ = kNoOp;
+  Duration finish_;  ///< time of the last completion
+
+  std::vector<OpId> ready_;
+  std::size_t ready_head_ = 0;
+
+  PathCache path_index_;
+  std::vector<Path> paths_;
+  std::vector<OpId> flow_op_;       ///< per flow slot: the Send it carries
+  std::vector<std::uint32_t> flow_path_;
+  std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
+  std::vector<FlowId> changed_;
+  std::uint64_t flows_started_ = 0;
+};
+
+template <class Dag>
+const Path& Run<Dag>::path_of(OpId send, const Op& op) {
+  std::uint32_t& slot = dag_.path_slot(send, op);
+  if (slot != kNoPath) return paths_[slot];
   const PathKey key{device_of(op.at), device_of(op.peer), op.channel};
   const std::uint32_t found = path_index_.find(key);
   if (found != PathCache::kMissing) {
-    node.path = found;
+    slot = found;
     return paths_[found];
   }
   const Route route = router_.route(key.src, key.dst, key.flow_key);
@@ -252,12 +389,13 @@ const Path& Run::path_of(OpId send) {
     path.latency += model_.latency[c];
   }
   paths_.push_back(path);
-  node.path = std::uint32_t(paths_.size() - 1);
-  path_index_.insert(key, node.path);
+  slot = std::uint32_t(paths_.size() - 1);
+  path_index_.insert(key, slot);
   return paths_.back();
 }
 
-Duration Run::compute_time(const Op& op) const {
+template <class Dag>
+Duration Run<Dag>::compute_time(const Op& op) const {
   const Calibration& cal = options_.calibration;
   if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
   const Device& device = topology_.device(device_of(op.at));
@@ -280,35 +418,36 @@ Duration Run::compute_time(const Op& op) const {
   return op.bytes / rate;
 }
 
-void Run::complete(OpId op) {
-  spans_[op].end = queue_.now().picoseconds();
+template <class Dag>
+void Run<Dag>::complete(OpId op) {
+  const Duration now = queue_.now();
+  if (record_) spans_[op].end = now.picoseconds();
+  finish_ = now;
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
-  for (std::uint32_t i = nodes_[op].succ_begin; i < nodes_[op + 1].succ_begin; ++i) {
-    const OpId next = succ_[i];
-    Node& node = nodes_[next];
-    if (--node.pending != 0) continue;
-    node.critical = op;
-    make_ready(next);
-  }
+  dag_.for_each_successor(op, [&](OpId next) {
+    if (dag_.satisfy(next, op)) make_ready(next);
+  });
 }
 
-void Run::drain() {
+template <class Dag>
+void Run<Dag>::drain() {
   while (ready_head_ < ready_.size()) start(ready_[ready_head_++]);
   ready_.clear();
   ready_head_ = 0;
 }
 
-void Run::start(OpId id) {
-  if (is_recv_[id]) {  // its deps are done and its data has arrived
+template <class Dag>
+void Run<Dag>::start(OpId id) {
+  if (dag_.is_recv(id)) {  // its deps are done and its data has arrived
     complete(id);
     return;
   }
-  const Op& op = ops_[id];
+  const auto& op = dag_.op(id);
   const Duration now = queue_.now();
-  spans_[id].start = now.picoseconds();
+  set_start(id, now);
   if (op.kind == OpKind::Send) {
-    start_send(id);
+    start_send(id, op);
     return;
   }
   const Duration busy = compute_time(op);
@@ -319,17 +458,17 @@ void Run::start(OpId id) {
   queue_.schedule(now + busy, id, kLocalDone);
 }
 
-void Run::start_send(OpId send) {
-  const Op& op = ops_[send];
+template <class Dag>
+void Run<Dag>::start_send(OpId send, const Op& op) {
   const Duration now = queue_.now();
   if (device_of(op.at) == device_of(op.peer)) {  // same device: nothing crosses a link
-    spans_[op.match].start = now.picoseconds();
+    set_start(op.match, now);
     complete(send);
     return;
   }
-  const Path& path = path_of(send);
+  const Path& path = path_of(send, op);
   if (op.bytes.count() == 0) {
-    spans_[op.match].start = (now + path.overhead).picoseconds();
+    set_start(op.match, now + path.overhead);
     const Duration arrival = now + path.overhead + path.latency;
     if (arrival == now)
       complete(send);
@@ -343,10 +482,11 @@ void Run::start_send(OpId send) {
     queue_.schedule(now + path.overhead, send, kFlowStart);
 }
 
-void Run::start_flow(OpId send) {
-  const Op& op = ops_[send];
+template <class Dag>
+void Run<Dag>::start_flow(OpId send) {
+  const auto& op = dag_.op(send);
   const Duration now = queue_.now();
-  const Path& path = path_of(send);
+  const Path& path = path_of(send, op);
   const auto path_index = std::uint32_t(&path - paths_.data());
   const FlowId flow = network_.start(path.route, double(op.bytes.count()), now, flow_cap_);
   if (flow >= flow_op_.size()) {
@@ -357,11 +497,12 @@ void Run::start_flow(OpId send) {
   flow_op_[flow] = send;
   flow_path_[flow] = path_index;
   flow_event_[flow] = kNoEvent;
-  spans_[op.match].start = now.picoseconds();
+  set_start(op.match, now);
   ++flows_started_;
 }
 
-void Run::dispatch(const Event& event) {
+template <class Dag>
+void Run<Dag>::dispatch(const Event& event) {
   switch (EventTag(event.tag)) {
     case kLocalDone:
     case kArrival: complete(event.target); break;
@@ -381,7 +522,8 @@ void Run::dispatch(const Event& event) {
   }
 }
 
-void Run::reallocate() {
+template <class Dag>
+void Run<Dag>::reallocate() {
   if (!network_.dirty()) return;
   const Duration now = queue_.now();
   changed_.clear();
@@ -393,7 +535,8 @@ void Run::reallocate() {
   if (options_.check_invariants) verify_network();
 }
 
-void Run::verify_network() const {
+template <class Dag>
+void Run<Dag>::verify_network() const {
   if (const auto c = network_.find_overloaded(kCapacityTolerance))
     throw std::logic_error("simulator invariant: channel " + topology_.channel_name(*c) + " carries " +
                            std::to_string(network_.load(*c)) + " B/ps over its capacity " +
@@ -403,12 +546,11 @@ void Run::verify_network() const {
       throw std::logic_error("simulator invariant: flow of op #" + std::to_string(flow_op_[flow]) + " has no rate");
 }
 
-Result Run::execute() {
-  const std::size_t n = ops_.size();
-  build_successors();
-  spans_.assign(n, Span{});
-  for (OpId id = 0; id < n; ++id)
-    if (nodes_[id].pending == 0) make_ready(id);
+template <class Dag>
+Result Run<Dag>::execute() {
+  record_ = options_.record_timeline;
+  if (record_) spans_.assign(dag_.size(), Span{});
+  dag_.for_each_initial([&](OpId id) { make_ready(id); });
   drain();
   reallocate();
   while (const auto event = queue_.step()) {
@@ -417,20 +559,21 @@ Result Run::execute() {
     const auto next = queue_.next_time();
     if (!next || *next != event->time) reallocate();  // the instant is complete
   }
-  if (completed_ != n) throw std::logic_error("simulator: schedule did not complete (unsatisfiable dependencies)");
+  if (completed_ != dag_.size())
+    throw std::logic_error("simulator: schedule did not complete (unsatisfiable dependencies)");
   return collect();
 }
 
-Result Run::collect() const {
+template <class Dag>
+Result Run<Dag>::collect() const {
+  const auto& schedule = dag_.schedule();
   Result result;
-  result.collective = schedule_.collective();
-  result.algorithm = schedule_.algorithm();
-  result.message = schedule_.message();
-  result.ranks = schedule_.rank_count();
-  std::int64_t finish = 0;
-  for (const Span& span : spans_) finish = std::max(finish, span.end);
-  result.time = Duration{finish};
-  const Duration run_end{finish};
+  result.collective = schedule.collective();
+  result.algorithm = schedule.algorithm();
+  result.message = schedule.message();
+  result.ranks = schedule.rank_count();
+  const std::int64_t finish = finish_.picoseconds();
+  result.time = finish_;
 
   for (ChannelId c = 0; c < network_.channel_count(); ++c) {
     const double bytes = network_.channel_bytes(c);
@@ -438,7 +581,7 @@ Result Run::collect() const {
     ChannelStats stats;
     stats.channel = c;
     stats.bytes = Bytes{std::llround(bytes)};
-    stats.busy = network_.channel_busy(c, run_end);
+    stats.busy = network_.channel_busy(c, finish_);
     const double capacity_bytes = network_.capacity(c) * double(finish);
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;
     result.channels.push_back(stats);
@@ -455,11 +598,11 @@ Result Run::collect() const {
 
   // From the op that completed last (the latest among equal end times, in processing order) back
   // through the predecessor that made each op ready.
-  for (OpId op = last_completed_; op != kNoOp; op = nodes_[op].critical) result.critical_path.push_back(op);
+  for (OpId op = last_completed_; op != kNoOp; op = dag_.critical(op)) result.critical_path.push_back(op);
   std::reverse(result.critical_path.begin(), result.critical_path.end());
-  if (options_.record_timeline) {
-    result.timeline.reserve(ops_.size());
-    for (OpId id = 0; id < ops_.size(); ++id)
+  if (record_) {
+    result.timeline.reserve(spans_.size());
+    for (OpId id = 0; id < spans_.size(); ++id)
       result.timeline.push_back(OpSpan{id, Duration{spans_[id].start}, Duration{spans_[id].end}});
   }
   result.events = queue_.processed();
@@ -487,7 +630,14 @@ Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
 Result Simulator::run(const Schedule& schedule) {
-  Run run(engine_->topology, engine_->router, engine_->options, engine_->channels, schedule);
+  ExplicitDag dag(schedule);
+  Run<ExplicitDag> run(engine_->topology, engine_->router, engine_->options, engine_->channels, dag);
+  return run.execute();
+}
+
+Result Simulator::run(const CompactSchedule& schedule) {
+  CompactDag dag(schedule);
+  Run<CompactDag> run(engine_->topology, engine_->router, engine_->options, engine_->channels, dag);
   return run.execute();
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "ringlab/sim/calibration.hpp"
+#include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/result.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/routing.hpp"
@@ -48,6 +49,10 @@ class Simulator {
   /// Runs one schedule from time zero. Precondition: schedule.check() is empty and its endpoints
   /// are devices of this topology that can reach each other.
   Result run(const Schedule& schedule);
+  /// Runs a compact schedule: the same Result as run(schedule.expand()), field for field, in memory
+  /// linear in ranks and links (plus one bit per transfer for the critical path, and the per-op
+  /// timeline only when SimOptions::record_timeline asks for it).
+  Result run(const CompactSchedule& schedule);
 
   const Topology& topology() const;
   const SimOptions& options() const;

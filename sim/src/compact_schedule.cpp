@@ -1,0 +1,290 @@
+// CompactSchedule: the ring collectives' ops, dependencies and successors in closed form.
+//
+// Op ids follow the explicit ring builder (collectives_builder.cpp: ring_reduce_scatter, then
+// ring_allgather, each step-major: for step k, for unit u, for rank i, rank i sends to i+1). With every
+// block non-empty each (phase, step, unit, rank) slot emits a fixed number of ops: send, recv, reduce
+// in the reduce-scatter, send, recv in the allgather. So
+//   id = ((step * units + unit) * ranks + rank) * 3 + part            (reduce-scatter)
+//   id = rs_ops + ((step * units + unit) * ranks + rank) * 2 + part   (allgather)
+// and the builder's data-flow dependencies become index arithmetic:
+//   send   after the op that last wrote its block at the sender (the reduce of the previous step, the
+//          last reduce-scatter reduce, or the previous allgather recv) and after the previous send on
+//          its connection (sender, receiver, channel);
+//   recv   after nothing (it completes when its data arrives);
+//   reduce after its recv (the reduce-scatter never writes a block twice at one rank).
+#include "ringlab/sim/compact_schedule.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "collectives_builder.hpp"
+#include "schedule_print.hpp"
+
+namespace ringlab::sim {
+namespace {
+constexpr std::uint32_t kNone = UINT32_MAX;
+std::uint32_t before(std::uint32_t rank, std::uint32_t n) { return rank == 0 ? n - 1 : rank - 1; }
+std::uint32_t after(std::uint32_t rank, std::uint32_t n) { return rank + 1 == n ? 0 : rank + 1; }
+}  // namespace
+
+CompactSchedule::Slot CompactSchedule::decode(OpId id) const {
+  Slot s{};
+  std::uint32_t x;
+  if (id < rs_ops_) {
+    s.phase = Phase::ReduceScatter;
+    x = by_three_.divide(id);
+    s.part = id - 3 * x;
+  } else {
+    s.phase = Phase::AllGather;
+    x = (id - std::uint32_t(rs_ops_)) >> 1;
+    s.part = (id - std::uint32_t(rs_ops_)) & 1;
+  }
+  const std::uint32_t y = by_ranks_.divide(x);
+  s.rank = x - y * std::uint32_t(ranks_);
+  s.step = by_units_.divide(y);
+  s.unit = y - s.step * units_;
+  return s;
+}
+
+OpId CompactSchedule::id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const {
+  const std::uint64_t slot = (std::uint64_t(step) * units_ + unit) * std::uint64_t(ranks_) + rank;
+  return phase == Phase::ReduceScatter ? OpId(slot * 3) : OpId(rs_ops_ + slot * 2);
+}
+
+std::uint32_t CompactSchedule::block_index(const Slot& s) const {
+  const std::uint32_t shift = s.phase == Phase::ReduceScatter ? 1 : 0;
+  const std::uint32_t b = s.rank + std::uint32_t(ranks_) - s.step - shift;  // in [1, 2 ranks)
+  return b >= std::uint32_t(ranks_) ? b - std::uint32_t(ranks_) : b;
+}
+
+OpId CompactSchedule::connection_prev(const Slot& s) const {
+  const std::uint16_t ch = unit_channel_[s.unit];
+  if (unit_prev_[s.unit] != kNone) return id_of(s.phase, s.step, unit_prev_[s.unit], s.rank);
+  if (s.step > 0) return id_of(s.phase, s.step - 1, channel_last_[ch], s.rank);
+  if (s.phase == Phase::AllGather && has_rs())
+    return id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), channel_last_[ch], s.rank);
+  return kNoOp;
+}
+
+OpId CompactSchedule::connection_next(const Slot& s) const {
+  const std::uint16_t ch = unit_channel_[s.unit];
+  if (unit_next_[s.unit] != kNone) return id_of(s.phase, s.step, unit_next_[s.unit], s.rank);
+  if (s.step + 2 < std::uint32_t(ranks_)) return id_of(s.phase, s.step + 1, channel_first_[ch], s.rank);
+  if (s.phase == Phase::ReduceScatter && has_ag()) return id_of(Phase::AllGather, 0, channel_first_[ch], s.rank);
+  return kNoOp;
+}
+
+OpId CompactSchedule::dense_producer(const Slot& s) const {
+  const std::uint32_t from = before(s.rank, std::uint32_t(ranks_));
+  if (s.phase == Phase::ReduceScatter)
+    return s.step == 0 ? kNoOp : id_of(Phase::ReduceScatter, s.step - 1, s.unit, from) + 2;
+  if (s.step > 0) return id_of(Phase::AllGather, s.step - 1, s.unit, from) + 1;
+  return has_rs() ? id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), s.unit, from) + 2 : kNoOp;
+}
+
+Op CompactSchedule::op(OpId id) const {
+  const Slot s = decode(id);
+  const std::uint32_t b = block_index(s);
+  const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
+  const std::size_t block = std::size_t(s.unit) * std::size_t(ranks_) + b;
+  Op op;
+  op.offset = Bytes{block_offset_[block]};
+  op.bytes = Bytes{block_bytes_[block]};
+  op.channel = unit_channel_[s.unit];
+  op.step = s.phase == Phase::AllGather && has_rs() ? std::uint32_t(ranks_ - 1) + s.step : s.step;
+  switch (s.part) {
+    case 0:
+      op.kind = OpKind::Send;
+      op.at = s.rank;
+      op.peer = next;
+      op.match = id + 1;
+      // Two deps (data producer, previous send on the connection), except in the first step, which
+      // has no producer, and whose first unit per channel has no previous send either.
+      op.dep_count = !in_first_step(id) ? 2 : unit_prev_[s.unit] == kNone ? 0 : 1;
+      break;
+    case 1:
+      op.kind = OpKind::Recv;
+      op.at = next;
+      op.peer = s.rank;
+      op.match = id - 1;
+      break;
+    default:
+      op.kind = OpKind::Reduce;
+      op.at = next;
+      op.peer = next;
+      op.dep_count = 1;
+      break;
+  }
+  return op;
+}
+
+OpPair CompactSchedule::deps(OpId id) const {
+  const Slot s = decode(id);
+  if (s.part == 0) return send_deps(s);
+  OpPair out;
+  if (s.part == 2) out.ids[out.count++] = id - 1;
+  return out;
+}
+
+OpPair CompactSchedule::send_deps(const Slot& s) const {
+  OpPair out;
+  const OpId dense = dense_producer(s);
+  const OpId conn = connection_prev(s);
+  if (dense != kNoOp) out.ids[out.count++] = dense;
+  if (conn != kNoOp) out.ids[out.count++] = conn;
+  if (out.count == 2 && out.ids[0] > out.ids[1]) std::swap(out.ids[0], out.ids[1]);
+  return out;
+}
+
+OpPair CompactSchedule::successors(OpId id) const {
+  OpPair out;
+  const Slot s = decode(id);
+  const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
+  const bool last_step = s.step + 2 >= std::uint32_t(ranks_);
+  switch (s.part) {
+    case 0: {
+      out.ids[out.count++] = id + 1;
+      const OpId conn = connection_next(s);
+      if (conn != kNoOp) out.ids[out.count++] = conn;
+      break;
+    }
+    case 1:
+      if (s.phase == Phase::ReduceScatter)
+        out.ids[out.count++] = id + 1;
+      else if (!last_step)
+        out.ids[out.count++] = id_of(Phase::AllGather, s.step + 1, s.unit, next);
+      break;
+    default:
+      if (!last_step)
+        out.ids[out.count++] = id_of(Phase::ReduceScatter, s.step + 1, s.unit, next);
+      else if (has_ag())
+        out.ids[out.count++] = id_of(Phase::AllGather, 0, s.unit, next);
+      break;
+  }
+  return out;
+}
+
+std::uint64_t CompactSchedule::transfer_index(OpId id) const {
+  if (id < rs_ops_) return by_three_.divide(id);
+  return rs_ops_ / 3 + (id - rs_ops_) / 2;
+}
+
+
+std::vector<OpId> CompactSchedule::initial_ops() const {
+  std::vector<OpId> out;
+  const Phase first = has_rs() ? Phase::ReduceScatter : Phase::AllGather;
+  for (std::uint32_t u = 0; u < units_; ++u) {
+    if (unit_prev_[u] != kNone) continue;
+    for (std::uint32_t r = 0; r < std::uint32_t(ranks_); ++r) out.push_back(id_of(first, 0, u, r));
+  }
+  return out;
+}
+
+std::vector<OpId> CompactSchedule::rank_ops(Endpoint e) const {
+  std::vector<OpId> out;
+  if (e >= endpoints_.size()) return out;
+  const std::uint32_t from = before(e, std::uint32_t(ranks_));
+  const auto steps = std::uint32_t(ranks_ - 1);
+  for (Phase phase : {Phase::ReduceScatter, Phase::AllGather}) {
+    if (phase == Phase::ReduceScatter ? !has_rs() : !has_ag()) continue;
+    const std::uint32_t parts = phase == Phase::ReduceScatter ? 3 : 2;
+    for (std::uint32_t k = 0; k < steps; ++k)
+      for (std::uint32_t u = 0; u < units_; ++u) {
+        const std::size_t first = out.size();
+        out.push_back(id_of(phase, k, u, e));  // its send
+        for (std::uint32_t part = 1; part < parts; ++part) out.push_back(id_of(phase, k, u, from) + part);
+        std::sort(out.begin() + std::ptrdiff_t(first), out.end());
+      }
+  }
+  return out;
+}
+
+Schedule CompactSchedule::expand() const {
+  std::vector<DeviceId> devices;
+  for (const EndpointInfo& info : endpoints_) devices.push_back(info.device);
+  Schedule schedule(collective_, algorithm_, message_, devices);
+  schedule.reserve(op_count_, op_count_);
+  for (OpId id = 0; id < op_count_; ++id) {
+    const Op o = op(id);
+    const OpPair d = deps(id);
+    if (o.kind == OpKind::Send) {
+      schedule.add_transfer(o.at, o.peer, o.offset, o.bytes, d.view(), {}, o.channel, o.step);
+      ++id;  // the recv it added
+    } else {
+      schedule.add_local(o.kind, o.at, o.offset, o.bytes, d.view(), o.channel, o.step);
+    }
+  }
+  return schedule;
+}
+
+void CompactSchedule::print(std::ostream& out, const Topology* topology) const {
+  out << "schedule " << to_string(collective_) << " algorithm=" << algorithm_ << " message=" << to_string(message_)
+      << " ranks=" << ranks_ << " endpoints=" << endpoints_.size() << " ops=" << op_count_
+      << " channels=" << channels_ << '\n';
+  for (Endpoint e = 0; e < endpoints_.size(); ++e) print_rank(out, e, topology);
+}
+
+void CompactSchedule::print_rank(std::ostream& out, Endpoint e, const Topology* topology) const {
+  out << detail::endpoint_label(endpoints_, e, topology) << ":\n";
+  for (OpId id : rank_ops(e)) detail::print_op_line(out, endpoints_, topology, id, op(id), deps(id).view());
+}
+
+std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, std::span<const DeviceId> ranks,
+                                                      const CollectiveSpec& spec) {
+  detail::validate_spec(topology, ranks, spec);
+  const bool ring_collective = spec.collective == Collective::AllReduce ||
+                               spec.collective == Collective::ReduceScatter ||
+                               spec.collective == Collective::AllGather;
+  if (spec.algorithm != Algorithm::Ring || !ring_collective || ranks.size() < 2) return std::nullopt;
+  if (spec.payload.compression.kind != CompressionKind::None) return std::nullopt;
+  const detail::Layout layout =
+      spec.collective == Collective::AllReduce ? detail::Layout::PieceMajor : detail::Layout::OwnerMajor;
+  const int p = int(ranks.size());
+  const std::vector<detail::Unit> units = detail::split_units(detail::Range{Bytes{}, spec.message}, p, spec.channels,
+                                                              spec.chunk, layout, spec.payload.element_bytes());
+  if (units.empty()) return std::nullopt;
+  for (const detail::Unit& u : units)
+    for (const detail::Range& r : u.blocks)
+      if (r.empty()) return std::nullopt;  // the builder skips empty blocks: ids would shift
+
+  CompactSchedule s;
+  s.collective_ = spec.collective;
+  s.algorithm_ = std::string(to_string(spec.algorithm));
+  s.message_ = spec.message;
+  s.ranks_ = p;
+  for (DeviceId d : ranks) s.endpoints_.push_back(EndpointInfo{d, EndpointRole::Rank});
+  s.units_ = std::uint32_t(units.size());
+  std::uint16_t top_channel = 0;
+  for (const detail::Unit& u : units) top_channel = std::max(top_channel, u.channel);
+  s.channels_ = std::size_t(top_channel) + 1;
+  s.channel_first_.assign(s.channels_, kNone);
+  s.channel_last_.assign(s.channels_, kNone);
+  s.unit_prev_.assign(units.size(), kNone);
+  s.unit_next_.assign(units.size(), kNone);
+  for (std::uint32_t u = 0; u < s.units_; ++u) {
+    const std::uint16_t ch = units[u].channel;
+    s.unit_channel_.push_back(ch);
+    if (s.channel_first_[ch] == kNone) s.channel_first_[ch] = u;
+    if (s.channel_last_[ch] != kNone) {
+      s.unit_prev_[u] = s.channel_last_[ch];
+      s.unit_next_[s.channel_last_[ch]] = u;
+    }
+    s.channel_last_[ch] = u;
+    for (const detail::Range& r : units[u].blocks) {
+      s.block_offset_.push_back(r.offset.count());
+      s.block_bytes_.push_back(r.bytes.count());
+    }
+  }
+  const std::uint64_t slots = std::uint64_t(p - 1) * s.units_ * std::uint64_t(p);
+  s.rs_ops_ = s.has_rs() ? slots * 3 : 0;
+  s.op_count_ = s.rs_ops_ + (s.has_ag() ? slots * 2 : 0);
+  s.transfers_ = (s.has_rs() ? slots : 0) + (s.has_ag() ? slots : 0);
+  if (s.op_count_ >= std::uint64_t(kNoOp)) return std::nullopt;  // beyond 32-bit op ids
+  s.first_step_ops_ = std::uint64_t(s.units_) * std::uint64_t(p) * (s.has_rs() ? 3 : 2);
+  s.by_three_ = CompactSchedule::FastDivisor(3);
+  s.by_ranks_ = CompactSchedule::FastDivisor(std::uint32_t(p));
+  s.by_units_ = CompactSchedule::FastDivisor(s.units_);
+  return s;
+}
+
+}  // namespace ringlab::sim
