@@ -38,7 +38,8 @@ struct StrategyRow {
 //  - CentralStorageStrategy: variables on the CPU, gradients reduced there (tf.distribute docs).
 //  - PyTorch DDP: bucket_cap_mb = 25, first bucket 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), buckets
 //    all-reduced as soon as ready (Li et al. 2020, "PyTorch Distributed", VLDB).
-//  - Horovod: HOROVOD_FUSION_THRESHOLD 64 MiB (Horovod docs, Tensor Fusion).
+//  - Horovod: HOROVOD_FUSION_THRESHOLD 64 MiB (Horovod docs, Tensor Fusion); a tensor that would
+//    overflow the buffer waits for the next one (BucketRule::NeverExceed).
 //  - ZeRO (Rajbhandari et al. 2020): stage 1/2 reduce-scatter + all-gather = 2 psi (as all-reduce);
 //    stage 3: 3 psi (1.5x); DeepSpeed overlap_comm reduces stage-2 buckets during backward.
 //  - FSDP (Zhao et al. 2023, VLDB): FULL_SHARD gathers per unit in forward and backward, BACKWARD_PRE prefetch.
@@ -193,7 +194,8 @@ class PlanBuilder {
     const bool overlap = r.overlaps && s_.overlap;
     const Collective c = r.layout == Layout::AllReduce ? Collective::AllReduce : Collective::ReduceScatter;
     const Bytes first = s_.kind == StrategyKind::TorchDdp ? (s_.first_bucket.count() > 0 ? s_.first_bucket : kMiB) : Bytes{0};
-    const auto buckets = gradient_buckets(job_.workload, element_size(s_.gradient_dtype), first, gradient_bucket_cap());
+    const BucketRule rule = s_.kind == StrategyKind::TorchDdp ? BucketRule::FillToCap : BucketRule::NeverExceed;
+    const auto buckets = gradient_buckets(job_.workload, element_size(s_.gradient_dtype), first, gradient_bucket_cap(), rule);
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const auto& [bytes, layer] = buckets[b];
       const int after = overlap ? done[std::size_t(layer)] : last_compute();
@@ -203,7 +205,7 @@ class PlanBuilder {
     if (r.layout == Layout::ShardedOpt && last) {
       const Bytes cap{kDeepSpeedBucketElements * weight_element_bytes(s_.precision)};
       const auto gathers = gradient_buckets(job_.workload, weight_element_bytes(s_.precision), Bytes{0},
-                                            s_.bucket.count() > 0 ? s_.bucket : cap);
+                                            s_.bucket.count() > 0 ? s_.bucket : cap, BucketRule::NeverExceed);
       for (std::size_t b = 0; b < gathers.size(); ++b)
         add_comm(weight_request(Collective::AllGather, gathers[b].first),
                  "allgather parameters " + std::to_string(b) + " (" + to_string(gathers[b].first) + ")", last_compute());
@@ -251,14 +253,22 @@ std::string strategy_names() {
 
 bool single_host_only(StrategyKind k) { return row(k).single_host; }
 
-std::vector<std::pair<Bytes, int>> gradient_buckets(const Workload& w, std::int64_t element_bytes, Bytes first, Bytes cap) {
+std::vector<std::pair<Bytes, int>> gradient_buckets(const Workload& w, std::int64_t element_bytes, Bytes first, Bytes cap,
+                                                    BucketRule rule) {
   std::vector<std::pair<Bytes, int>> out;
   Bytes current{0};
+  int current_last = 0;  // the forward-order index of the last layer added to `current`
   for (std::size_t i = w.layers.size(); i-- > 0;) {
-    current += Bytes{w.layers[i].parameters * element_bytes};
+    const Bytes layer{w.layers[i].parameters * element_bytes};
     const Bytes limit = out.empty() && first.count() > 0 ? first : cap;
+    if (rule == BucketRule::NeverExceed && limit.count() > 0 && current.count() > 0 && current + layer > limit) {
+      out.emplace_back(current, current_last);
+      current = Bytes{0};
+    }
+    current += layer;
+    current_last = int(i);
     if (limit.count() > 0 && current >= limit) {
-      out.emplace_back(current, int(i));
+      out.emplace_back(current, current_last);
       current = Bytes{0};
     }
   }

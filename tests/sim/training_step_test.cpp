@@ -96,6 +96,23 @@ TEST_CASE("DDP buckets: the first holds 1 MiB, the rest fill to 25 MiB in backwa
   CHECK(b[3] == std::make_pair(Bytes{20 << 20}, 0));
 }
 
+TEST_CASE("Horovod fusion never exceeds the threshold; a larger layer travels alone", "[training]") {
+  Workload w;
+  for (std::int64_t params : {std::int64_t{40} << 20, std::int64_t{3} << 20, std::int64_t{3} << 20, std::int64_t{3} << 20,
+                              std::int64_t{3} << 20, std::int64_t{3} << 20})
+    w.layers.push_back({"l", params});  // fp32: 160 MiB, then five of 12 MiB
+  const auto b = gradient_buckets(w, 4, Bytes{0}, Bytes{64 << 20}, BucketRule::NeverExceed);
+  // Backward order: 12+12+12+12+12 = 60 MiB fits; the 160 MiB layer would overflow it and exceeds
+  // the threshold on its own, so it goes alone.
+  REQUIRE(b.size() == 2);
+  CHECK(b[0] == std::make_pair(Bytes{60 << 20}, 1));
+  CHECK(b[1] == std::make_pair(Bytes{160 << 20}, 0));
+  // DDP's rule on the same layers with the same cap: the 160 MiB layer joins the open bucket.
+  const auto d = gradient_buckets(w, 4, Bytes{0}, Bytes{64 << 20}, BucketRule::FillToCap);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0] == std::make_pair(Bytes{220 << 20}, 0));
+}
+
 TEST_CASE("100 equal buckets cost one collective simulation", "[training]") {
   Setup s = setup(4, 100);
   s.job.strategy.bucket = s.job.strategy.first_bucket = Bytes{kParams * 4};

@@ -182,10 +182,20 @@ double slowest_micro_batch_seconds(const TrainJob& job);
 /// does not apply to the cluster.
 StepResult simulate_step(const TrainJob& job, CollectiveTimer& timer, double compute_scale = 1.0);
 
-/// Bytes of gradient buckets in issue order for a bucket cap (PyTorch DDP's rule: layers in
-/// backward order fill a bucket until it reaches the cap; the first bucket's cap is `first`).
-/// Each entry is (bytes, index of the last layer, in forward order, that fills it).
-std::vector<std::pair<Bytes, int>> gradient_buckets(const Workload& w, std::int64_t element_bytes, Bytes first, Bytes cap);
+/// How a framework closes a gradient bucket.
+enum class BucketRule : std::uint8_t {
+  /// PyTorch DDP: layers in backward order fill a bucket until it reaches the cap (the layer that
+  /// crosses the cap is inside it; reducer.cpp compute_bucket_assignment_by_size).
+  FillToCap,
+  /// Horovod Tensor Fusion and DeepSpeed's reduce buckets: a layer that would take the bucket past
+  /// the cap starts the next one; a layer larger than the cap travels alone.
+  NeverExceed,
+};
+
+/// Bytes of gradient buckets in issue order for a bucket cap (the first bucket's cap is `first`,
+/// zero = `cap`). Each entry is (bytes, index of the last layer, in forward order, that fills it).
+std::vector<std::pair<Bytes, int>> gradient_buckets(const Workload& w, std::int64_t element_bytes, Bytes first, Bytes cap,
+                                                    BucketRule rule = BucketRule::FillToCap);
 
 /// Device memory one rank needs (ZeRO paper's model: weights, gradients, optimizer states with an
 /// fp32 master copy under mixed precision, each divided by the ranks where the strategy shards it,
