@@ -61,8 +61,10 @@ void EventQueue::TimeIndex::grow() {
 }
 
 std::uint32_t EventQueue::bucket_for(std::int64_t time) {
+  if (last_bucket_ != TimeIndex::kMissing && last_time_ == time) return last_bucket_;
   const std::uint32_t found = index_.find(time);
-  if (found != TimeIndex::kMissing) return found;
+  last_time_ = time;
+  if (found != TimeIndex::kMissing) return last_bucket_ = found;
   std::uint32_t b;
   if (!free_buckets_.empty()) {
     b = free_buckets_.back();
@@ -78,7 +80,7 @@ std::uint32_t EventQueue::bucket_for(std::int64_t time) {
   index_.insert(time, b);
   heap_.push_back(HeapEntry{time, b});
   std::push_heap(heap_.begin(), heap_.end(), LaterTime{});
-  return b;
+  return last_bucket_ = b;
 }
 
 EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t tag) {
@@ -113,10 +115,14 @@ void EventQueue::release(std::uint64_t key) {
 
 void EventQueue::cancel(EventId id) {
   // The bucket entry stays and is skipped when it surfaces: a reused slot holds a newer key.
-  if (is_pending(id)) release(id);
+  if (!is_pending(id)) return;
+  release(id);
+  top_clean_ = false;
 }
 
 void EventQueue::drop_dead_top() {
+  if (top_clean_) return;
+  top_clean_ = true;
   while (!heap_.empty()) {
     const std::uint32_t b = heap_.front().bucket;
     Bucket& bucket = buckets_[b];
@@ -125,6 +131,7 @@ void EventQueue::drop_dead_top() {
     std::pop_heap(heap_.begin(), heap_.end(), LaterTime{});
     heap_.pop_back();
     index_.erase(bucket.time);
+    if (last_bucket_ == b) last_bucket_ = TimeIndex::kMissing;
     free_buckets_.push_back(b);
   }
 }
@@ -142,6 +149,7 @@ std::optional<Event> EventQueue::step() {
   const std::uint64_t key = bucket.keys[bucket.head++];
   const Payload payload = payload_[key & kSlotMask];
   release(key);
+  top_clean_ = false;
   ++processed_;
   now_ = Duration{bucket.time};
   return Event{now_, key, payload.target, payload.tag};
@@ -151,6 +159,8 @@ void EventQueue::reset() {
   for (const HeapEntry& entry : heap_) free_buckets_.push_back(entry.bucket);
   heap_.clear();
   index_.clear();
+  last_bucket_ = TimeIndex::kMissing;
+  top_clean_ = true;
   // Keys keep growing across a reset, so ids handed out before it stay dead.
   free_slots_.clear();
   for (std::size_t slot = payload_.size(); slot-- > 0;) {
