@@ -227,7 +227,10 @@ class OpSet {
  private:
   static constexpr std::size_t kInitialSlots = 1024;
   std::size_t mask() const { return slots_.size() - 1; }
-  std::size_t home(OpId id) const { return std::size_t((std::uint64_t(id) * 0x9e3779b97f4a7c15ULL) >> 32) & mask(); }
+  /// Identity hash: the waiting Sends are a window of nearby ids (2 or 3 apart), visited roughly in
+  /// id order, so consecutive probes stay in the same cache lines; linear probing keeps it correct
+  /// for any key set.
+  std::size_t home(OpId id) const { return std::size_t(id) & mask(); }
   void erase_at(std::size_t hole) {
     --size_;
     for (std::size_t j = (hole + 1) & mask(); slots_[j] != kNoOp; j = (j + 1) & mask()) {
@@ -324,7 +327,7 @@ class Run {
   void drain();
   void start(OpId op);
   void start_send(OpId send, const Op& op);
-  void start_flow(OpId send);
+  void start_flow(OpId send, const Op& op);
   void complete(OpId op);
   void dispatch(const Event& event);
   void reallocate();
@@ -477,14 +480,13 @@ void Run<Dag>::start_send(OpId send, const Op& op) {
     return;
   }
   if (path.overhead == Duration{})
-    start_flow(send);
+    start_flow(send, op);
   else
     queue_.schedule(now + path.overhead, send, kFlowStart);
 }
 
 template <class Dag>
-void Run<Dag>::start_flow(OpId send) {
-  const auto& op = dag_.op(send);
+void Run<Dag>::start_flow(OpId send, const Op& op) {
   const Duration now = queue_.now();
   const Path& path = path_of(send, op);
   const auto path_index = std::uint32_t(&path - paths_.data());
@@ -506,7 +508,7 @@ void Run<Dag>::dispatch(const Event& event) {
   switch (EventTag(event.tag)) {
     case kLocalDone:
     case kArrival: complete(event.target); break;
-    case kFlowStart: start_flow(event.target); break;
+    case kFlowStart: start_flow(event.target, dag_.op(event.target)); break;
     case kFlowDone: {
       const FlowId flow = event.target;
       const OpId send = flow_op_[flow];
