@@ -106,13 +106,6 @@ bool EventQueue::is_pending(EventId id) const {
   return id != kNoEvent && slot < payload_.size() && payload_[slot].key == id;
 }
 
-void EventQueue::release(std::uint64_t key) {
-  const auto slot = std::uint32_t(key & kSlotMask);
-  payload_[slot].key = 0;
-  free_slots_.push_back(slot);
-  --live_;
-}
-
 void EventQueue::cancel(EventId id) {
   // The bucket entry stays and is skipped when it surfaces: a reused slot holds a newer key.
   if (!is_pending(id)) return;
@@ -120,8 +113,7 @@ void EventQueue::cancel(EventId id) {
   top_clean_ = false;
 }
 
-void EventQueue::drop_dead_top() {
-  if (top_clean_) return;
+void EventQueue::clean_top() {
   top_clean_ = true;
   while (!heap_.empty()) {
     const std::uint32_t b = heap_.front().bucket;
@@ -134,25 +126,6 @@ void EventQueue::drop_dead_top() {
     if (last_bucket_ == b) last_bucket_ = TimeIndex::kMissing;
     free_buckets_.push_back(b);
   }
-}
-
-std::optional<Duration> EventQueue::next_time() {
-  drop_dead_top();
-  if (heap_.empty()) return std::nullopt;
-  return Duration{heap_.front().time};
-}
-
-std::optional<Event> EventQueue::step() {
-  drop_dead_top();
-  if (heap_.empty()) return std::nullopt;
-  Bucket& bucket = buckets_[heap_.front().bucket];
-  const std::uint64_t key = bucket.keys[bucket.head++];
-  const Payload payload = payload_[key & kSlotMask];
-  release(key);
-  top_clean_ = false;
-  ++processed_;
-  now_ = Duration{bucket.time};
-  return Event{now_, key, payload.target, payload.tag};
 }
 
 void EventQueue::reset() {
