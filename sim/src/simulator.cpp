@@ -147,16 +147,16 @@ class ExplicitDag {
   std::uint64_t size() const { return ops_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
   bool is_recv(OpId id) const { return is_recv_[id] != 0; }
+  /// `id` completed: calls ready(next) for each successor that this made ready (then `id` is its
+  /// critical predecessor), in ascending id order.
   template <class F>
-  void for_each_successor(OpId id, F&& f) const {
-    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) f(succ_[i]);
-  }
-  /// `pred` completed; true when `id` is ready now (then `pred` is its critical predecessor).
-  bool satisfy(OpId id, OpId pred) {
-    Node& node = nodes_[id];
-    if (--node.pending != 0) return false;
-    node.critical = pred;
-    return true;
+  void for_each_ready_successor(OpId id, F&& ready) {
+    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) {
+      Node& node = nodes_[succ_[i]];
+      if (--node.pending != 0) continue;
+      node.critical = id;
+      ready(succ_[i]);
+    }
   }
   template <class F>
   void for_each_initial(F&& f) const {
@@ -270,20 +270,17 @@ class CompactDag {
   std::uint64_t size() const { return schedule_.op_count(); }
   Op op(OpId id) const { return schedule_.op(id); }
   bool is_recv(OpId id) const { return schedule_.kind(id) == OpKind::Recv; }
+  /// As ExplicitDag's. The successors' kinds follow from the completed op's: a Send's are its Recv
+  /// and the connection's next Send, a Reduce's is a Send, a Recv's a Reduce or a Send.
   template <class F>
-  void for_each_successor(OpId id, F&& f) const {
+  void for_each_ready_successor(OpId id, F&& ready) {
+    const OpKind kind = schedule_.kind(id);
     const OpPair next = schedule_.successors(id);
-    for (std::uint32_t i = 0; i < next.count; ++i) f(next.ids[i]);
-  }
-  bool satisfy(OpId id, OpId pred) {
-    // Recvs and Reduces have one predecessor, and so have the Sends of the first step.
-    if (schedule_.kind(id) != OpKind::Send || schedule_.in_first_step(id)) return true;
-    if (!waiting_.toggle(id)) return false;
-    if (schedule_.kind(pred) == OpKind::Send) {  // the connection's previous Send finished last
-      const std::uint64_t t = schedule_.transfer_index(id);
-      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
+    for (std::uint32_t i = 0; i < next.count; ++i) {
+      const OpId n = next.ids[i];
+      const bool is_send = kind == OpKind::Send ? i == 1 : kind == OpKind::Reduce || schedule_.kind(n) == OpKind::Send;
+      if (!is_send || send_satisfied(n, kind == OpKind::Send)) ready(n);
     }
-    return true;
   }
   template <class F>
   void for_each_initial(F&& f) const {
@@ -302,6 +299,18 @@ class CompactDag {
   std::uint32_t& path_slot(OpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
 
  private:
+  /// One predecessor of Send `id` completed (the connection's previous Send when `by_send`); true
+  /// when it is ready now. First-step Sends have one predecessor, every other Send two.
+  bool send_satisfied(OpId id, bool by_send) {
+    if (schedule_.in_first_step(id)) return true;
+    if (!waiting_.toggle(id)) return false;
+    if (by_send) {  // the connection's previous Send finished last
+      const std::uint64_t t = schedule_.transfer_index(id);
+      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
+    }
+    return true;
+  }
+
   const CompactSchedule& schedule_;
   std::vector<std::uint32_t> paths_;
   OpSet waiting_;
@@ -428,9 +437,7 @@ void Run<Dag>::complete(OpId op) {
   finish_ = now;
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
-  dag_.for_each_successor(op, [&](OpId next) {
-    if (dag_.satisfy(next, op)) make_ready(next);
-  });
+  dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });
 }
 
 template <class Dag>
