@@ -326,6 +326,8 @@ class Run {
       : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
+    local_rates_.reserve(endpoints_.size());
+    for (const EndpointInfo& e : endpoints_) local_rates_.push_back(local_rates(e.device));
   }
 
   Result execute();
@@ -342,6 +344,12 @@ class Run {
   void reallocate();
   void verify_network() const;
   const Path& path_of(OpId send, const Op& op);
+  /// Local op rates of one endpoint's device; `timed` is false for switches and NICs.
+  struct LocalRates {
+    Bandwidth reduce, copy, codec;
+    bool timed = false;
+  };
+  LocalRates local_rates(DeviceId device) const;
   Duration compute_time(const Op& op) const;
   void set_start(OpId op, Duration t) {
     if (record_) spans_[op].start = t.picoseconds();
@@ -354,6 +362,7 @@ class Run {
   const ChannelModel& model_;
   Dag& dag_;
   std::span<const EndpointInfo> endpoints_;
+  std::vector<LocalRates> local_rates_;  ///< per endpoint
 
   EventQueue queue_;
   FlowNetwork network_;
@@ -407,27 +416,27 @@ const Path& Run<Dag>::path_of(OpId send, const Op& op) {
 }
 
 template <class Dag>
-Duration Run<Dag>::compute_time(const Op& op) const {
+typename Run<Dag>::LocalRates Run<Dag>::local_rates(DeviceId id) const {
   const Calibration& cal = options_.calibration;
-  if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
-  const Device& device = topology_.device(device_of(op.at));
-  Bandwidth rate;
-  if (device.kind == DeviceKind::Gpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.reduce_rate(device.gpu_model); break;
-      case OpKind::Copy: rate = cal.copy_rate(device.gpu_model); break;
-      default: rate = cal.codec_rate(device.gpu_model); break;
-    }
-  } else if (device.kind == DeviceKind::Cpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.cpu_reduce_rate(); break;
-      case OpKind::Copy: rate = cal.cpu_memory_bandwidth / cal.copy_traffic; break;
-      default: rate = cal.cpu_memory_bandwidth / cal.codec_traffic; break;
-    }
-  } else {
-    return Duration{};  // switches and NICs reduce at line rate (SHARP, NVLS)
+  const Device& device = topology_.device(id);
+  if (device.kind == DeviceKind::Gpu)
+    return {cal.reduce_rate(device.gpu_model), cal.copy_rate(device.gpu_model), cal.codec_rate(device.gpu_model), true};
+  if (device.kind == DeviceKind::Cpu)
+    return {cal.cpu_reduce_rate(), cal.cpu_memory_bandwidth / cal.copy_traffic,
+            cal.cpu_memory_bandwidth / cal.codec_traffic, true};
+  return {};  // switches and NICs reduce at line rate (SHARP, NVLS)
+}
+
+template <class Dag>
+Duration Run<Dag>::compute_time(const Op& op) const {
+  if (!options_.calibration.model_compute || op.bytes.count() == 0) return Duration{};
+  const LocalRates& rates = local_rates_[op.at];
+  if (!rates.timed) return Duration{};
+  switch (op.kind) {
+    case OpKind::Reduce: return op.bytes / rates.reduce;
+    case OpKind::Copy: return op.bytes / rates.copy;
+    default: return op.bytes / rates.codec;
   }
-  return op.bytes / rate;
 }
 
 template <class Dag>
