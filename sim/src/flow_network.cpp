@@ -31,8 +31,11 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
 
 RouteId FlowNetwork::add_route(std::span<const ChannelId> channels) {
   assert(!channels.empty());
-  const RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size())};
-  for ([[maybe_unused]] ChannelId c : channels) assert(c < channels_.size());
+  RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size()), kUnlimitedRate};
+  for (ChannelId c : channels) {
+    assert(c < channels_.size());
+    span.min_capacity = std::min(span.min_capacity, channels_[c].capacity);
+  }
   route_channels_.insert(route_channels_.end(), channels.begin(), channels.end());
   routes_.push_back(span);
   return RouteId(routes_.size() - 1);
@@ -187,10 +190,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
 void FlowNetwork::fill_component() {
   if (component_flows_.size() == 1) {  // alone on its channels (the common case in rings)
     Flow& flow = flows_[component_flows_.front()];
-    double rate = flow.rate_cap;
-    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-      rate = std::min(rate, channels_[hops_[k].channel].capacity);
-    flow.new_rate = rate;
+    flow.new_rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
     return;
   }
   heap_.clear();
@@ -252,9 +252,7 @@ bool FlowNetwork::is_alone(const Flow& flow) const {
 void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& changed) {
   Flow& flow = flows_[f];
   flow.visit = epoch_;
-  double rate = flow.rate_cap;
-  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-    rate = std::min(rate, channels_[hops_[k].channel].capacity);
+  const double rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
   if (rate == flow.rate) return;
   flow.remaining = remaining(f, now);
   flow.settled = now.picoseconds();

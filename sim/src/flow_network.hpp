@@ -120,6 +120,7 @@ class FlowNetwork {
   struct RouteSpan {
     std::uint32_t begin = 0;
     std::uint32_t length = 0;
+    double min_capacity = 0;  ///< of its channels: the rate of a flow alone on them (without cap)
   };
   /// A channel's hot state in one cache line. Its flows are `lone` (a hop index) while it has at
   /// most one, else the hop list channel_hops_[c].
@@ -145,7 +146,7 @@ class FlowNetwork {
   std::uint32_t allocate_hops(std::uint32_t count);
   /// True when the flow is the only one on every channel of its route: its component is itself.
   bool is_alone(const Flow& flow) const;
-  /// Sets an alone flow's rate (its cap or its narrowest channel) and marks it visited.
+  /// Sets an alone flow's rate (its cap or its route's narrowest channel) and marks it visited.
   void settle_alone(FlowId flow, Duration now, std::vector<FlowId>& changed);
   void collect_component(ChannelId seed);
   void fill_component();
