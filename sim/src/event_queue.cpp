@@ -61,8 +61,10 @@ void EventQueue::TimeIndex::grow() {
 }
 
 std::uint32_t EventQueue::bucket_for(std::int64_t time) {
+  if (last_bucket_ != TimeIndex::kMissing && last_time_ == time) return last_bucket_;
   const std::uint32_t found = index_.find(time);
-  if (found != TimeIndex::kMissing) return found;
+  last_time_ = time;
+  if (found != TimeIndex::kMissing) return last_bucket_ = found;
   std::uint32_t b;
   if (!free_buckets_.empty()) {
     b = free_buckets_.back();
@@ -78,7 +80,7 @@ std::uint32_t EventQueue::bucket_for(std::int64_t time) {
   index_.insert(time, b);
   heap_.push_back(HeapEntry{time, b});
   std::push_heap(heap_.begin(), heap_.end(), LaterTime{});
-  return b;
+  return last_bucket_ = b;
 }
 
 EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t tag) {
@@ -104,19 +106,15 @@ bool EventQueue::is_pending(EventId id) const {
   return id != kNoEvent && slot < payload_.size() && payload_[slot].key == id;
 }
 
-void EventQueue::release(std::uint64_t key) {
-  const auto slot = std::uint32_t(key & kSlotMask);
-  payload_[slot].key = 0;
-  free_slots_.push_back(slot);
-  --live_;
-}
-
 void EventQueue::cancel(EventId id) {
   // The bucket entry stays and is skipped when it surfaces: a reused slot holds a newer key.
-  if (is_pending(id)) release(id);
+  if (!is_pending(id)) return;
+  release(id);
+  top_clean_ = false;
 }
 
-void EventQueue::drop_dead_top() {
+void EventQueue::clean_top() {
+  top_clean_ = true;
   while (!heap_.empty()) {
     const std::uint32_t b = heap_.front().bucket;
     Bucket& bucket = buckets_[b];
@@ -125,32 +123,17 @@ void EventQueue::drop_dead_top() {
     std::pop_heap(heap_.begin(), heap_.end(), LaterTime{});
     heap_.pop_back();
     index_.erase(bucket.time);
+    if (last_bucket_ == b) last_bucket_ = TimeIndex::kMissing;
     free_buckets_.push_back(b);
   }
-}
-
-std::optional<Duration> EventQueue::next_time() {
-  drop_dead_top();
-  if (heap_.empty()) return std::nullopt;
-  return Duration{heap_.front().time};
-}
-
-std::optional<Event> EventQueue::step() {
-  drop_dead_top();
-  if (heap_.empty()) return std::nullopt;
-  Bucket& bucket = buckets_[heap_.front().bucket];
-  const std::uint64_t key = bucket.keys[bucket.head++];
-  const Payload payload = payload_[key & kSlotMask];
-  release(key);
-  ++processed_;
-  now_ = Duration{bucket.time};
-  return Event{now_, key, payload.target, payload.tag};
 }
 
 void EventQueue::reset() {
   for (const HeapEntry& entry : heap_) free_buckets_.push_back(entry.bucket);
   heap_.clear();
   index_.clear();
+  last_bucket_ = TimeIndex::kMissing;
+  top_clean_ = true;
   // Keys keep growing across a reset, so ids handed out before it stay dead.
   free_slots_.clear();
   for (std::size_t slot = payload_.size(); slot-- > 0;) {

@@ -22,23 +22,20 @@ struct ShareAfter {
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
-    : capacity_(std::move(capacity_bytes_per_ps)),
-      channel_hops_(capacity_.size()),
-      channel_bytes_(capacity_.size(), 0.0),
-      busy_since_(capacity_.size(), 0),
-      busy_total_(capacity_.size(), 0),
-      channel_visit_(capacity_.size(), 0),
-      channel_touched_(capacity_.size(), 0),
-      channel_round_(capacity_.size(), 0),
-      residual_(capacity_.size(), 0.0),
-      unfrozen_(capacity_.size(), 0) {
-  for ([[maybe_unused]] double c : capacity_) assert(c > 0 && "channel capacity must be positive");
+    : channels_(capacity_bytes_per_ps.size()), channel_hops_(capacity_bytes_per_ps.size()) {
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    assert(capacity_bytes_per_ps[c] > 0 && "channel capacity must be positive");
+    channels_[c].capacity = capacity_bytes_per_ps[c];
+  }
 }
 
 RouteId FlowNetwork::add_route(std::span<const ChannelId> channels) {
   assert(!channels.empty());
-  const RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size())};
-  for ([[maybe_unused]] ChannelId c : channels) assert(c < capacity_.size());
+  RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size()), kUnlimitedRate};
+  for (ChannelId c : channels) {
+    assert(c < channels_.size());
+    span.min_capacity = std::min(span.min_capacity, channels_[c].capacity);
+  }
   route_channels_.insert(route_channels_.end(), channels.begin(), channels.end());
   routes_.push_back(span);
   return RouteId(routes_.size() - 1);
@@ -61,9 +58,41 @@ std::uint32_t FlowNetwork::allocate_hops(std::uint32_t count) {
 }
 
 void FlowNetwork::touch(ChannelId c) {
-  if (channel_touched_[c] == touch_epoch_) return;
-  channel_touched_[c] = touch_epoch_;
+  if (channels_[c].touched == touch_epoch_) return;
+  channels_[c].touched = touch_epoch_;
   touched_channels_.push_back(c);
+}
+
+void FlowNetwork::add_hop(std::uint32_t h) {
+  Hop& hop = hops_[h];
+  Channel& channel = channels_[hop.channel];
+  if (channel.count == 0) {  // alone: no list
+    channel.lone = h;
+  } else {
+    std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
+    if (channel.count == 1) {  // a second flow: materialise the list, the first flow first
+      hops_[channel.lone].slot = 0;
+      list.push_back(channel.lone);
+    }
+    hop.slot = std::uint32_t(list.size());
+    list.push_back(h);
+  }
+  ++channel.count;
+}
+
+void FlowNetwork::remove_hop(std::uint32_t h) {
+  const Hop hop = hops_[h];
+  Channel& channel = channels_[hop.channel];
+  --channel.count;
+  if (channel.count == 0) return;
+  // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
+  std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
+  list[hop.slot] = list.back();
+  hops_[list[hop.slot]].slot = hop.slot;
+  list.pop_back();
+  if (channel.count > 1) return;
+  channel.lone = list.front();
+  list.clear();
 }
 
 FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double rate_cap) {
@@ -91,11 +120,11 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   flow.settled = now.picoseconds();
   for (std::uint32_t i = 0; i < count; ++i) {
     const ChannelId c = channels[i];
-    std::vector<std::uint32_t>& list = channel_hops_[c];
-    hops_[begin + i] = Hop{c, id, std::uint32_t(list.size())};
-    list.push_back(begin + i);
-    if (list.size() == 1) busy_since_[c] = now.picoseconds();
-    channel_bytes_[c] += bytes;
+    hops_[begin + i] = Hop{c, id, 0};
+    add_hop(begin + i);
+    Channel& channel = channels_[c];
+    if (channel.count == 1) channel.busy_since = now.picoseconds();
+    channel.bytes += bytes;
     touch(c);
   }
   ++active_;
@@ -106,13 +135,11 @@ void FlowNetwork::finish(FlowId id, Duration now) {
   Flow& flow = flows_[id];
   assert(flow.active);
   for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h) {
-    const Hop hop = hops_[h];
-    std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
-    list[hop.slot] = list.back();
-    hops_[list[hop.slot]].slot = hop.slot;
-    list.pop_back();
-    if (list.empty()) busy_total_[hop.channel] += now.picoseconds() - busy_since_[hop.channel];
-    touch(hop.channel);
+    const ChannelId c = hops_[h].channel;
+    remove_hop(h);
+    Channel& channel = channels_[c];
+    if (channel.count == 0) channel.busy_total += now.picoseconds() - channel.busy_since;
+    touch(c);
   }
   if (flow.hop_count >= free_hops_.size()) free_hops_.resize(flow.hop_count + 1);
   free_hops_[flow.hop_count].push_back(flow.hop_begin);
@@ -124,23 +151,23 @@ void FlowNetwork::finish(FlowId id, Duration now) {
 
 void FlowNetwork::collect_component(ChannelId seed) {
   std::size_t next = component_channels_.size();
-  channel_visit_[seed] = epoch_;
+  channels_[seed].visit = epoch_;
   component_channels_.push_back(seed);
   while (next < component_channels_.size()) {
     const ChannelId c = component_channels_[next++];
-    for (std::uint32_t h : channel_hops_[c]) {
+    for_each_hop(c, [&](std::uint32_t h) {
       const FlowId f = hops_[h].flow;
       Flow& flow = flows_[f];
-      if (flow.visit == epoch_) continue;
+      if (flow.visit == epoch_) return;
       flow.visit = epoch_;
       component_flows_.push_back(f);
       for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
         const ChannelId other = hops_[k].channel;
-        if (channel_visit_[other] == epoch_) continue;
-        channel_visit_[other] = epoch_;
+        if (channels_[other].visit == epoch_) continue;
+        channels_[other].visit = epoch_;
         component_channels_.push_back(other);
       }
-    }
+    });
   }
 }
 
@@ -150,11 +177,12 @@ void FlowNetwork::freeze(FlowId f, double rate) {
   flow.new_rate = rate;
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
     const ChannelId c = hops_[k].channel;
+    Channel& channel = channels_[c];
     // Clamp: the last flow leaving a channel may subtract a few ulps more than was left.
-    residual_[c] = std::max(0.0, residual_[c] - rate);
-    --unfrozen_[c];
-    if (unfrozen_[c] == 0 || channel_round_[c] == round_) continue;
-    channel_round_[c] = round_;
+    channel.residual = std::max(0.0, channel.residual - rate);
+    --channel.unfrozen;
+    if (channel.unfrozen == 0 || channel.round == round_) continue;
+    channel.round = round_;
     reshare_.push_back(c);
   }
 }
@@ -162,17 +190,15 @@ void FlowNetwork::freeze(FlowId f, double rate) {
 void FlowNetwork::fill_component() {
   if (component_flows_.size() == 1) {  // alone on its channels (the common case in rings)
     Flow& flow = flows_[component_flows_.front()];
-    double rate = flow.rate_cap;
-    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-      rate = std::min(rate, capacity_[hops_[k].channel]);
-    flow.new_rate = rate;
+    flow.new_rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
     return;
   }
   heap_.clear();
   for (ChannelId c : component_channels_) {
-    residual_[c] = capacity_[c];
-    unfrozen_[c] = std::uint32_t(channel_hops_[c].size());
-    if (unfrozen_[c] > 0) heap_.push_back(Share{residual_[c] / unfrozen_[c], c});
+    Channel& channel = channels_[c];
+    channel.residual = channel.capacity;
+    channel.unfrozen = channel.count;
+    if (channel.unfrozen > 0) heap_.push_back(Share{channel.residual / channel.unfrozen, c});
   }
   for (FlowId f : component_flows_) {
     flows_[f].frozen = false;
@@ -193,22 +219,24 @@ void FlowNetwork::fill_component() {
       --unfrozen_flows;
     } else {
       const ChannelId c = top.key;
-      if (unfrozen_[c] == 0) continue;
+      Channel& channel = channels_[c];
+      if (channel.unfrozen == 0) continue;
       // Shares only grow as flows freeze, so an entry that no longer matches is stale; the current
       // value was pushed when it changed.
-      const double share = residual_[c] / unfrozen_[c];
+      const double share = channel.residual / channel.unfrozen;
       if (share != top.share) continue;
-      channel_round_[c] = round_;  // every flow on c freezes now; no need to re-push it
-      for (std::uint32_t h : channel_hops_[c]) {
+      channel.round = round_;  // every flow on c freezes now; no need to re-push it
+      for_each_hop(c, [&](std::uint32_t h) {
         const FlowId f = hops_[h].flow;
-        if (flows_[f].frozen) continue;
+        if (flows_[f].frozen) return;
         freeze(f, share);
         --unfrozen_flows;
-      }
+      });
     }
     for (ChannelId c : reshare_) {
-      if (unfrozen_[c] == 0) continue;  // emptied later in the same round
-      heap_.push_back(Share{residual_[c] / unfrozen_[c], c});
+      const Channel& channel = channels_[c];
+      if (channel.unfrozen == 0) continue;  // emptied later in the same round
+      heap_.push_back(Share{channel.residual / channel.unfrozen, c});
       std::push_heap(heap_.begin(), heap_.end(), ShareAfter{});
     }
   }
@@ -217,16 +245,14 @@ void FlowNetwork::fill_component() {
 
 bool FlowNetwork::is_alone(const Flow& flow) const {
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-    if (channel_hops_[hops_[k].channel].size() != 1) return false;
+    if (channels_[hops_[k].channel].count != 1) return false;
   return true;
 }
 
 void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& changed) {
   Flow& flow = flows_[f];
   flow.visit = epoch_;
-  double rate = flow.rate_cap;
-  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-    rate = std::min(rate, capacity_[hops_[k].channel]);
+  const double rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
   if (rate == flow.rate) return;
   flow.remaining = remaining(f, now);
   flow.settled = now.picoseconds();
@@ -240,11 +266,11 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
   bool recomputed = false;
   // One component at a time: most are a single flow alone on its channels, settled without a search.
   for (ChannelId seed : touched_channels_) {
-    if (channel_visit_[seed] == epoch_) continue;
-    const std::vector<std::uint32_t>& on_seed = channel_hops_[seed];
-    if (on_seed.empty()) continue;  // only departures that left it idle
-    if (on_seed.size() == 1) {
-      const FlowId f = hops_[on_seed.front()].flow;
+    const Channel& channel = channels_[seed];
+    if (channel.visit == epoch_) continue;
+    if (channel.count == 0) continue;  // only departures that left it idle
+    if (channel.count == 1) {
+      const FlowId f = hops_[channel.lone].flow;
       if (flows_[f].visit == epoch_) continue;  // reached already, from another channel of its route
       if (is_alone(flows_[f])) {
         // Its component is the flow itself: no search, no filling. Its channels hold no other flow,
@@ -292,19 +318,20 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
 
 double FlowNetwork::load(ChannelId c) const {
   double sum = 0;
-  for (std::uint32_t h : channel_hops_[c]) sum += flows_[hops_[h].flow].rate;
+  for_each_hop(c, [&](std::uint32_t h) { sum += flows_[hops_[h].flow].rate; });
   return sum;
 }
 
 std::optional<ChannelId> FlowNetwork::find_overloaded(double relative_tolerance) const {
-  for (ChannelId c = 0; c < capacity_.size(); ++c)
-    if (load(c) > capacity_[c] * (1.0 + relative_tolerance)) return c;
+  for (ChannelId c = 0; c < channels_.size(); ++c)
+    if (load(c) > channels_[c].capacity * (1.0 + relative_tolerance)) return c;
   return std::nullopt;
 }
 
 Duration FlowNetwork::channel_busy(ChannelId c, Duration now) const {
-  std::int64_t busy = busy_total_[c];
-  if (!channel_hops_[c].empty()) busy += now.picoseconds() - busy_since_[c];
+  const Channel& channel = channels_[c];
+  std::int64_t busy = channel.busy_total;
+  if (channel.count > 0) busy += now.picoseconds() - channel.busy_since;
   return Duration{busy};
 }
 

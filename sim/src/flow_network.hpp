@@ -16,6 +16,12 @@
 // Storage is contiguous and recycled (flow slots, hop ranges, per-channel hop lists), so a run
 // allocates only while it grows to its peak number of concurrent flows. Deterministic: the same
 // sequence of calls yields bit-identical rates.
+//
+// Cache footprint (it decides the speed of 8192-rank rings, whose tables do not fit in cache): a
+// channel's hot state (capacity, flow count, epochs, statistics, filling scratch) is one 64-byte
+// record, and a flow alone on a channel (the common case in a ring) is held inline in that record.
+// The channel's hop list is materialised only while two or more flows share it, in the same order
+// as a plain list, so results do not depend on the representation.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +45,8 @@ class FlowNetwork {
   /// One capacity per channel, in bytes per picosecond; each must be > 0.
   explicit FlowNetwork(std::vector<double> capacity_bytes_per_ps);
 
-  std::size_t channel_count() const { return capacity_.size(); }
-  double capacity(ChannelId c) const { return capacity_[c]; }
+  std::size_t channel_count() const { return channels_.size(); }
+  double capacity(ChannelId c) const { return channels_[c].capacity; }
 
   /// Stores a route (non-empty list of channels); flows refer to it by id. Routes live as long as
   /// the network.
@@ -75,13 +81,13 @@ class FlowNetwork {
   /// Sum of the rates of the flows on a channel (bytes per picosecond). O(flows on the channel).
   double load(ChannelId c) const;
   /// Flows on a channel, in no particular order.
-  std::size_t flow_count(ChannelId c) const { return channel_hops_[c].size(); }
+  std::size_t flow_count(ChannelId c) const { return channels_[c].count; }
   /// A channel whose load exceeds its capacity by more than `relative_tolerance`, if any.
   std::optional<ChannelId> find_overloaded(double relative_tolerance) const;
 
   /// Statistics: bytes of every flow started on the channel, and time it carried at least one flow
   /// (up to `now` for channels still busy).
-  double channel_bytes(ChannelId c) const { return channel_bytes_[c]; }
+  double channel_bytes(ChannelId c) const { return channels_[c].bytes; }
   Duration channel_busy(ChannelId c, Duration now) const;
   std::uint64_t reallocations() const { return reallocations_; }
 
@@ -114,6 +120,22 @@ class FlowNetwork {
   struct RouteSpan {
     std::uint32_t begin = 0;
     std::uint32_t length = 0;
+    double min_capacity = 0;  ///< of its channels: the rate of a flow alone on them (without cap)
+  };
+  /// A channel's hot state in one cache line. Its flows are `lone` (a hop index) while it has at
+  /// most one, else the hop list channel_hops_[c].
+  struct alignas(64) Channel {
+    double capacity = 0;          ///< bytes per picosecond
+    double bytes = 0;             ///< statistics: bytes of every flow started on it
+    std::int64_t busy_since = 0;  ///< picoseconds
+    std::int64_t busy_total = 0;
+    double residual = 0;          ///< progressive filling scratch
+    std::uint32_t count = 0;      ///< flows on it
+    std::uint32_t lone = 0;       ///< the hop of its only flow when count == 1
+    std::uint32_t visit = 0;      ///< epoch marks for component search
+    std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
+    std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
+    std::uint32_t unfrozen = 0;   ///< progressive filling scratch
   };
   struct Share {
     double share;
@@ -124,24 +146,28 @@ class FlowNetwork {
   std::uint32_t allocate_hops(std::uint32_t count);
   /// True when the flow is the only one on every channel of its route: its component is itself.
   bool is_alone(const Flow& flow) const;
-  /// Sets an alone flow's rate (its cap or its narrowest channel) and marks it visited.
+  /// Sets an alone flow's rate (its cap or its route's narrowest channel) and marks it visited.
   void settle_alone(FlowId flow, Duration now, std::vector<FlowId>& changed);
   void collect_component(ChannelId seed);
   void fill_component();
   void freeze(FlowId flow, double rate);
   void touch(ChannelId c);
+  void add_hop(std::uint32_t hop);
+  void remove_hop(std::uint32_t hop);
+  /// Calls f(hop index) for every flow on channel c, in list order.
+  template <class F>
+  void for_each_hop(ChannelId c, F&& f) const {
+    if (channels_[c].count == 1) {
+      f(channels_[c].lone);
+      return;
+    }
+    if (channels_[c].count == 0) return;
+    for (std::uint32_t h : channel_hops_[c]) f(h);
+  }
 
   // Channels.
-  std::vector<double> capacity_;
-  std::vector<std::vector<std::uint32_t>> channel_hops_;  ///< indices into hops_
-  std::vector<double> channel_bytes_;
-  std::vector<std::int64_t> busy_since_;
-  std::vector<std::int64_t> busy_total_;
-  std::vector<std::uint32_t> channel_visit_;    ///< epoch marks for component search
-  std::vector<std::uint32_t> channel_touched_;  ///< touch_epoch_ marks for the touched set
-  std::vector<std::uint32_t> channel_round_;    ///< round marks: share already re-pushed this round
-  std::vector<double> residual_;                ///< progressive filling scratch
-  std::vector<std::uint32_t> unfrozen_;
+  std::vector<Channel> channels_;
+  std::vector<std::vector<std::uint32_t>> channel_hops_;  ///< indices into hops_, while count >= 2
 
   // Routes, flows, hops.
   std::vector<ChannelId> route_channels_;

@@ -147,16 +147,16 @@ class ExplicitDag {
   std::uint64_t size() const { return ops_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
   bool is_recv(OpId id) const { return is_recv_[id] != 0; }
+  /// `id` completed: calls ready(next) for each successor that this made ready (then `id` is its
+  /// critical predecessor), in ascending id order.
   template <class F>
-  void for_each_successor(OpId id, F&& f) const {
-    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) f(succ_[i]);
-  }
-  /// `pred` completed; true when `id` is ready now (then `pred` is its critical predecessor).
-  bool satisfy(OpId id, OpId pred) {
-    Node& node = nodes_[id];
-    if (--node.pending != 0) return false;
-    node.critical = pred;
-    return true;
+  void for_each_ready_successor(OpId id, F&& ready) {
+    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) {
+      Node& node = nodes_[succ_[i]];
+      if (--node.pending != 0) continue;
+      node.critical = id;
+      ready(succ_[i]);
+    }
   }
   template <class F>
   void for_each_initial(F&& f) const {
@@ -227,7 +227,10 @@ class OpSet {
  private:
   static constexpr std::size_t kInitialSlots = 1024;
   std::size_t mask() const { return slots_.size() - 1; }
-  std::size_t home(OpId id) const { return std::size_t((std::uint64_t(id) * 0x9e3779b97f4a7c15ULL) >> 32) & mask(); }
+  /// Identity hash: the waiting Sends are a window of nearby ids (2 or 3 apart), visited roughly in
+  /// id order, so consecutive probes stay in the same cache lines; linear probing keeps it correct
+  /// for any key set.
+  std::size_t home(OpId id) const { return std::size_t(id) & mask(); }
   void erase_at(std::size_t hole) {
     --size_;
     for (std::size_t j = (hole + 1) & mask(); slots_[j] != kNoOp; j = (j + 1) & mask()) {
@@ -267,20 +270,17 @@ class CompactDag {
   std::uint64_t size() const { return schedule_.op_count(); }
   Op op(OpId id) const { return schedule_.op(id); }
   bool is_recv(OpId id) const { return schedule_.kind(id) == OpKind::Recv; }
+  /// As ExplicitDag's. The successors' kinds follow from the completed op's: a Send's are its Recv
+  /// and the connection's next Send, a Reduce's is a Send, a Recv's a Reduce or a Send.
   template <class F>
-  void for_each_successor(OpId id, F&& f) const {
+  void for_each_ready_successor(OpId id, F&& ready) {
+    const OpKind kind = schedule_.kind(id);
     const OpPair next = schedule_.successors(id);
-    for (std::uint32_t i = 0; i < next.count; ++i) f(next.ids[i]);
-  }
-  bool satisfy(OpId id, OpId pred) {
-    // Recvs and Reduces have one predecessor, and so have the Sends of the first step.
-    if (schedule_.kind(id) != OpKind::Send || schedule_.in_first_step(id)) return true;
-    if (!waiting_.toggle(id)) return false;
-    if (schedule_.kind(pred) == OpKind::Send) {  // the connection's previous Send finished last
-      const std::uint64_t t = schedule_.transfer_index(id);
-      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
+    for (std::uint32_t i = 0; i < next.count; ++i) {
+      const OpId n = next.ids[i];
+      const bool is_send = kind == OpKind::Send ? i == 1 : kind == OpKind::Reduce || schedule_.kind(n) == OpKind::Send;
+      if (!is_send || send_satisfied(n, kind == OpKind::Send)) ready(n);
     }
-    return true;
   }
   template <class F>
   void for_each_initial(F&& f) const {
@@ -299,6 +299,18 @@ class CompactDag {
   std::uint32_t& path_slot(OpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
 
  private:
+  /// One predecessor of Send `id` completed (the connection's previous Send when `by_send`); true
+  /// when it is ready now. First-step Sends have one predecessor, every other Send two.
+  bool send_satisfied(OpId id, bool by_send) {
+    if (schedule_.in_first_step(id)) return true;
+    if (!waiting_.toggle(id)) return false;
+    if (by_send) {  // the connection's previous Send finished last
+      const std::uint64_t t = schedule_.transfer_index(id);
+      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
+    }
+    return true;
+  }
+
   const CompactSchedule& schedule_;
   std::vector<std::uint32_t> paths_;
   OpSet waiting_;
@@ -314,6 +326,8 @@ class Run {
       : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
+    local_rates_.reserve(endpoints_.size());
+    for (const EndpointInfo& e : endpoints_) local_rates_.push_back(local_rates(e.device));
   }
 
   Result execute();
@@ -324,12 +338,18 @@ class Run {
   void drain();
   void start(OpId op);
   void start_send(OpId send, const Op& op);
-  void start_flow(OpId send);
+  void start_flow(OpId send, const Op& op);
   void complete(OpId op);
   void dispatch(const Event& event);
   void reallocate();
   void verify_network() const;
   const Path& path_of(OpId send, const Op& op);
+  /// Local op rates of one endpoint's device; `timed` is false for switches and NICs.
+  struct LocalRates {
+    Bandwidth reduce, copy, codec;
+    bool timed = false;
+  };
+  LocalRates local_rates(DeviceId device) const;
   Duration compute_time(const Op& op) const;
   void set_start(OpId op, Duration t) {
     if (record_) spans_[op].start = t.picoseconds();
@@ -342,6 +362,7 @@ class Run {
   const ChannelModel& model_;
   Dag& dag_;
   std::span<const EndpointInfo> endpoints_;
+  std::vector<LocalRates> local_rates_;  ///< per endpoint
 
   EventQueue queue_;
   FlowNetwork network_;
@@ -395,27 +416,27 @@ const Path& Run<Dag>::path_of(OpId send, const Op& op) {
 }
 
 template <class Dag>
-Duration Run<Dag>::compute_time(const Op& op) const {
+typename Run<Dag>::LocalRates Run<Dag>::local_rates(DeviceId id) const {
   const Calibration& cal = options_.calibration;
-  if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
-  const Device& device = topology_.device(device_of(op.at));
-  Bandwidth rate;
-  if (device.kind == DeviceKind::Gpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.reduce_rate(device.gpu_model); break;
-      case OpKind::Copy: rate = cal.copy_rate(device.gpu_model); break;
-      default: rate = cal.codec_rate(device.gpu_model); break;
-    }
-  } else if (device.kind == DeviceKind::Cpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.cpu_reduce_rate(); break;
-      case OpKind::Copy: rate = cal.cpu_memory_bandwidth / cal.copy_traffic; break;
-      default: rate = cal.cpu_memory_bandwidth / cal.codec_traffic; break;
-    }
-  } else {
-    return Duration{};  // switches and NICs reduce at line rate (SHARP, NVLS)
+  const Device& device = topology_.device(id);
+  if (device.kind == DeviceKind::Gpu)
+    return {cal.reduce_rate(device.gpu_model), cal.copy_rate(device.gpu_model), cal.codec_rate(device.gpu_model), true};
+  if (device.kind == DeviceKind::Cpu)
+    return {cal.cpu_reduce_rate(), cal.cpu_memory_bandwidth / cal.copy_traffic,
+            cal.cpu_memory_bandwidth / cal.codec_traffic, true};
+  return {};  // switches and NICs reduce at line rate (SHARP, NVLS)
+}
+
+template <class Dag>
+Duration Run<Dag>::compute_time(const Op& op) const {
+  if (!options_.calibration.model_compute || op.bytes.count() == 0) return Duration{};
+  const LocalRates& rates = local_rates_[op.at];
+  if (!rates.timed) return Duration{};
+  switch (op.kind) {
+    case OpKind::Reduce: return op.bytes / rates.reduce;
+    case OpKind::Copy: return op.bytes / rates.copy;
+    default: return op.bytes / rates.codec;
   }
-  return op.bytes / rate;
 }
 
 template <class Dag>
@@ -425,9 +446,7 @@ void Run<Dag>::complete(OpId op) {
   finish_ = now;
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
-  dag_.for_each_successor(op, [&](OpId next) {
-    if (dag_.satisfy(next, op)) make_ready(next);
-  });
+  dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });
 }
 
 template <class Dag>
@@ -477,14 +496,13 @@ void Run<Dag>::start_send(OpId send, const Op& op) {
     return;
   }
   if (path.overhead == Duration{})
-    start_flow(send);
+    start_flow(send, op);
   else
     queue_.schedule(now + path.overhead, send, kFlowStart);
 }
 
 template <class Dag>
-void Run<Dag>::start_flow(OpId send) {
-  const auto& op = dag_.op(send);
+void Run<Dag>::start_flow(OpId send, const Op& op) {
   const Duration now = queue_.now();
   const Path& path = path_of(send, op);
   const auto path_index = std::uint32_t(&path - paths_.data());
@@ -506,7 +524,7 @@ void Run<Dag>::dispatch(const Event& event) {
   switch (EventTag(event.tag)) {
     case kLocalDone:
     case kArrival: complete(event.target); break;
-    case kFlowStart: start_flow(event.target); break;
+    case kFlowStart: start_flow(event.target, dag_.op(event.target)); break;
     case kFlowDone: {
       const FlowId flow = event.target;
       const OpId send = flow_op_[flow];
