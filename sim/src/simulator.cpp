@@ -20,6 +20,7 @@
 
 #include "event_queue.hpp"
 #include "flow_network.hpp"
+#include "engine_common.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -31,6 +32,7 @@ using detail::FlowId;
 using detail::FlowNetwork;
 using detail::kNoEvent;
 using detail::RouteId;
+using detail::scaled;
 
 constexpr double kPicosecondsPerSecond = 1e12;
 /// Relative slack allowed by check_invariants when comparing a channel's load with its capacity.
@@ -42,8 +44,6 @@ enum EventTag : std::uint32_t {
   kFlowDone,   ///< target: flow; its last byte left the source
   kArrival,    ///< target: send op; its data has arrived at the receiver
 };
-
-Duration scaled(Duration d, double factor) { return Duration{std::llround(double(d.picoseconds()) * factor)}; }
 
 double bytes_per_ps(Bandwidth b) { return b.bytes_per_second() / kPicosecondsPerSecond; }
 
@@ -396,26 +396,7 @@ const Path& Run<Dag>::path_of(OpId send, const Op& op) {
 
 template <class Dag>
 Duration Run<Dag>::compute_time(const Op& op) const {
-  const Calibration& cal = options_.calibration;
-  if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
-  const Device& device = topology_.device(device_of(op.at));
-  Bandwidth rate;
-  if (device.kind == DeviceKind::Gpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.reduce_rate(device.gpu_model); break;
-      case OpKind::Copy: rate = cal.copy_rate(device.gpu_model); break;
-      default: rate = cal.codec_rate(device.gpu_model); break;
-    }
-  } else if (device.kind == DeviceKind::Cpu) {
-    switch (op.kind) {
-      case OpKind::Reduce: rate = cal.cpu_reduce_rate(); break;
-      case OpKind::Copy: rate = cal.cpu_memory_bandwidth / cal.copy_traffic; break;
-      default: rate = cal.cpu_memory_bandwidth / cal.codec_traffic; break;
-    }
-  } else {
-    return Duration{};  // switches and NICs reduce at line rate (SHARP, NVLS)
-  }
-  return op.bytes / rate;
+  return detail::local_op_time(options_.calibration, topology_.device(device_of(op.at)), op);
 }
 
 template <class Dag>
@@ -586,15 +567,7 @@ Result Run<Dag>::collect() const {
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;
     result.channels.push_back(stats);
   }
-  std::vector<const ChannelStats*> ranked;
-  ranked.reserve(result.channels.size());
-  for (const ChannelStats& s : result.channels) ranked.push_back(&s);
-  const std::size_t top = std::min(options_.bottleneck_count, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + std::ptrdiff_t(top), ranked.end(),
-                    [](const ChannelStats* a, const ChannelStats* b) {
-                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->channel < b->channel);
-                    });
-  for (std::size_t i = 0; i < top; ++i) result.bottlenecks.push_back(ranked[i]->channel);
+  result.bottlenecks = detail::rank_bottlenecks(result.channels, options_.bottleneck_count);
 
   // From the op that completed last (the latest among equal end times, in processing order) back
   // through the predecessor that made each op ready.

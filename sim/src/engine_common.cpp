@@ -1,0 +1,47 @@
+// Local-op durations, calibration scaling and bottleneck ranking shared by the two engines.
+#include "engine_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ringlab::sim::detail {
+
+Duration scaled(Duration d, double factor) { return Duration{std::llround(double(d.picoseconds()) * factor)}; }
+
+Duration local_op_time(const Calibration& cal, const Device& device, const Op& op) {
+  if (!cal.model_compute || op.bytes.count() == 0) return Duration{};
+  Bandwidth rate;
+  if (device.kind == DeviceKind::Gpu) {
+    switch (op.kind) {
+      case OpKind::Reduce: rate = cal.reduce_rate(device.gpu_model); break;
+      case OpKind::Copy: rate = cal.copy_rate(device.gpu_model); break;
+      default: rate = cal.codec_rate(device.gpu_model); break;
+    }
+  } else if (device.kind == DeviceKind::Cpu) {
+    switch (op.kind) {
+      case OpKind::Reduce: rate = cal.cpu_reduce_rate(); break;
+      case OpKind::Copy: rate = cal.cpu_memory_bandwidth / cal.copy_traffic; break;
+      default: rate = cal.cpu_memory_bandwidth / cal.codec_traffic; break;
+    }
+  } else {
+    return Duration{};  // switches and NICs reduce at line rate (SHARP, NVLS)
+  }
+  return op.bytes / rate;
+}
+
+std::vector<ChannelId> rank_bottlenecks(std::span<const ChannelStats> channels, std::size_t count) {
+  std::vector<const ChannelStats*> ranked;
+  ranked.reserve(channels.size());
+  for (const ChannelStats& s : channels) ranked.push_back(&s);
+  const std::size_t top = std::min(count, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + std::ptrdiff_t(top), ranked.end(),
+                    [](const ChannelStats* a, const ChannelStats* b) {
+                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->channel < b->channel);
+                    });
+  std::vector<ChannelId> out;
+  out.reserve(top);
+  for (std::size_t i = 0; i < top; ++i) out.push_back(ranked[i]->channel);
+  return out;
+}
+
+}  // namespace ringlab::sim::detail
