@@ -161,13 +161,16 @@ std::string read_all(int fd) {
 // ---- Routes ---------------------------------------------------------------------------------------
 
 /// The route of every device pair the schedule's transfers use, on ringlab's Router with the flow
-/// key of the pair's first transfer; throws when another channel of the same pair routes differently.
+/// key of the pair's first transfer (throws when another channel of the same pair routes
+/// differently), then the route back of every pair whose reverse no transfer uses: SimGrid's
+/// crosstraffic (Default model) loads the route from destination to source with the acks.
 std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOptions& options,
                                           const Schedule& schedule) {
   const Router router(topology, options.ecmp, options.ecmp_seed);
   std::map<std::pair<DeviceId, DeviceId>, std::size_t> index;
   std::map<std::tuple<DeviceId, DeviceId, std::uint16_t>, bool> checked;
   std::vector<SimgridRoute> routes;
+  std::vector<std::uint16_t> first_channel;
   for (const Op& op : schedule.ops()) {
     if (op.kind != OpKind::Send) continue;
     const DeviceId src = schedule.endpoints()[op.at].device;
@@ -177,6 +180,7 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const auto [it, inserted] = index.emplace(std::pair{src, dst}, routes.size());
     if (inserted) {
       routes.push_back(SimgridRoute{src, dst, std::move(path)});
+      first_channel.push_back(op.channel);
       continue;
     }
     if (routes[it->second].channels != path)
@@ -184,6 +188,13 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
                                   topology.device(dst).name +
                                   " take different ECMP paths on different channels, but SimGrid routes per host "
                                   "pair; use ECMP policy 'first' or a single channel");
+  }
+  const std::size_t used = routes.size();
+  for (std::size_t i = 0; i < used; ++i) {
+    const DeviceId src = routes[i].dst;
+    const DeviceId dst = routes[i].src;
+    if (index.count({src, dst})) continue;
+    routes.push_back(SimgridRoute{src, dst, router.route(src, dst, first_channel[i]).channels});
   }
   return routes;
 }
