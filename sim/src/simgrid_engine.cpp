@@ -8,7 +8,6 @@
 // ringlab channels by link name.
 #include "ringlab/sim/simgrid_engine.hpp"
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -18,9 +18,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine_common.hpp"
 #include "event_queue.hpp"
 #include "flow_network.hpp"
-#include "engine_common.hpp"
 
 namespace ringlab::sim {
 namespace {
