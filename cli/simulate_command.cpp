@@ -18,6 +18,7 @@
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/report.hpp"
+#include "ringlab/sim/simgrid_engine.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/sim/trace.hpp"
 #include "ringlab/topology/error.hpp"
@@ -40,6 +41,8 @@ struct SimulateSettings {
   std::string inter = "ring";
   std::string ecmp = "hash";
   std::string chunk = "0";
+  std::string engine = "ringlab";
+  std::string simgrid_model = "pure";
   int channels = 1;
   int ranks = 0;  // 0 = every GPU
   int root = 0;
@@ -68,6 +71,8 @@ struct RunPlan {
   Hierarchy hierarchy = Hierarchy::Leader;
   InterAlgorithm inter = InterAlgorithm::Ring;
   EcmpPolicy ecmp = EcmpPolicy::Hash;
+  bool simgrid = false;  ///< run on the SimGrid reference engine instead of ringlab's
+  SimgridModel simgrid_model = SimgridModel::Pure;
   Bytes chunk;
   int channels = 1;
   int root = 0;
@@ -135,7 +140,8 @@ void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemLis
   };
   static const std::vector<std::string> kKeys{"collective", "algorithm", "sizes", "dtype", "compression",
                                               "protocol", "calibration", "hierarchy", "inter", "ecmp",
-                                              "chunk", "channels", "ranks", "root", "seed", "compute"};
+                                              "chunk", "channels", "ranks", "root", "seed", "compute",
+                                              "engine", "simgrid_model"};
   for (const auto& [key, value] : section.items()) {
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       std::string all;
@@ -154,6 +160,8 @@ void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemLis
   str("inter", s.inter);
   str("ecmp", s.ecmp);
   str("chunk", s.chunk);
+  str("engine", s.engine);
+  str("simgrid_model", s.simgrid_model);
   integer("channels", s.channels);
   integer("ranks", s.ranks);
   integer("root", s.root);
@@ -186,6 +194,11 @@ RunPlan validate(const SimulateSettings& s, const Topology& topology, ProblemLis
   if (s.ecmp == "hash") plan.ecmp = EcmpPolicy::Hash;
   else if (s.ecmp == "first") plan.ecmp = EcmpPolicy::First;
   else problems.add("/simulate/ecmp", "unknown value '" + s.ecmp + "'; expected hash or first");
+  if (s.engine != "ringlab" && s.engine != "simgrid")
+    problems.add("/simulate/engine", "unknown value '" + s.engine + "'; expected ringlab or simgrid");
+  plan.simgrid = s.engine == "simgrid";
+  plan.simgrid_model = lookup<SimgridModel>(s.simgrid_model, find_simgrid_model, "/simulate/simgrid_model",
+                                            "pure or default", problems);
   const std::string calibration = s.calibration.empty() ? (s.algorithm == "nccl" ? "nccl" : "pure") : s.calibration;
   if (calibration != "pure" && calibration != "nccl")
     problems.add("/simulate/calibration", "unknown value '" + calibration + "'; expected pure or nccl");
@@ -266,9 +279,13 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   } catch (const std::invalid_argument& e) {
     throw InputError(where, "/simulate/algorithm", e.what());
   }
-  Simulator simulator(topology, options);
   ReportRow row;
-  row.result = simulator.run(*schedule);
+  try {
+    row.result = plan.simgrid ? SimgridSimulator(topology, options, plan.simgrid_model).run(*schedule)
+                              : Simulator(topology, options).run(*schedule);
+  } catch (const std::invalid_argument& e) {  // SimGrid: channels of one pair on different ECMP paths
+    throw InputError(where, "/simulate/engine", e.what());
+  }
   row.type = nccl_type_name(plan.payload.dtype);
   row.element_size = int(plan.payload.element_bytes());
   const bool reduces = plan.collective != Collective::AllGather && plan.collective != Collective::Broadcast;
@@ -313,8 +330,9 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   header.algorithm = std::string(to_string(plan.algorithm));
   header.ranks = int(plan.ranks.size());
   header.calibration = plan.nccl_calibration ? "nccl" : "pure";
+  if (plan.simgrid) header.notes = "engine simgrid (" + std::string(to_string(plan.simgrid_model)) + " model)";
   if (plan.payload.compression.kind != CompressionKind::None)
-    header.notes = "compression " + to_string(plan.payload.compression);
+    header.notes += (header.notes.empty() ? "" : ", ") + ("compression " + to_string(plan.payload.compression));
   return SimulateRun{std::move(header), std::move(rows), std::move(last_schedule)};
 }
 
@@ -373,6 +391,8 @@ void add_simulate_command(CLI::App& app) {
   text("--inter", "inter", "hierarchical: ring or tree between nodes");
   text("--ecmp", "ecmp", "ECMP policy: hash or first");
   count("--seed", "seed", "ECMP hash seed");
+  text("--engine", "engine", "ringlab (default) or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)");
+  text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)");
   sim->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
                          "make reductions and codecs free (pure network timing)");
   sim->add_option("-f,--format", c->format, "table (nccl-tests style), json or csv")

@@ -47,6 +47,8 @@ void run_export(const TopoOptions& o) {
     if (o.format == "dot") write_dot(out, scenario.cluster);
     else if (o.format == "graphml") write_graphml(out, scenario.cluster);
     else if (o.format == "nccl-xml") write_nccl_xml(out, scenario.cluster, export_host(scenario.cluster, o.host));
+    else if (o.format == "simgrid")
+      write_simgrid(out, scenario.cluster, simgrid_endpoint_routes(scenario.cluster, Router(scenario.cluster)));
     else write_json(out, scenario.cluster);
   });
 }
@@ -64,10 +66,11 @@ void add_topo_commands(CLI::App& app) {
   describe->add_option("-o,--output", options->output, "Write to this file instead of standard output");
   describe->callback([options] { run_describe(*options); });
 
-  CLI::App* exp = topo->add_subcommand("export", "Write the cluster graph as Graphviz DOT, GraphML, ringlab JSON or one host as NCCL topology XML");
+  CLI::App* exp = topo->add_subcommand(
+      "export", "Write the cluster graph as Graphviz DOT, GraphML, ringlab JSON, a SimGrid platform or one host as NCCL topology XML");
   exp->add_option("scenario", options->scenario, "Scenario JSON file (default: the built-in scenario)");
   exp->add_option("-f,--format", options->format, "Output format")
-      ->check(CLI::IsMember({"dot", "graphml", "json", "nccl-xml"}))
+      ->check(CLI::IsMember({"dot", "graphml", "json", "nccl-xml", "simgrid"}))
       ->capture_default_str();
   exp->add_option("--host", options->host, "nccl-xml: the host to write (default: the first host with a GPU)");
   exp->add_option("-o,--output", options->output, "Write to this file instead of standard output");

@@ -1,6 +1,6 @@
 # Fails when a source file includes upward in topology <- sim <- planner <- {cli, gui, validate},
-# or when Qt, CUDA/NCCL or MPI appear outside the folders allowed to use them (MPI: validate/ and the
-# sweep driver's cli/sweep*.cpp).
+# or when Qt, CUDA/NCCL, MPI or SimGrid appear outside the folders allowed to use them (MPI: validate/ and
+# the sweep driver's cli/sweep*.cpp; SimGrid: sim/src).
 # Usage: cmake -DSOURCE_DIR=<repo> -P check_layering.cmake
 set(failures "")
 # forbid(dir pattern what [allowed]): no file under dir includes pattern, except files whose path
@@ -35,6 +35,12 @@ foreach(dir topology sim planner gui)
   forbid(${dir} "mpi\\.h" "MPI")
 endforeach()
 forbid(cli "mpi\\.h" "MPI" "^cli/sweep[^/]*\\.cpp$")
+
+# SimGrid (and its xbt) only in sim/src: no public header and no other library exposes it.
+set(simgrid "simgrid/|simgrid\\.h|xbt/|xbt\\.h")
+foreach(dir topology sim/include planner cli gui validate)
+  forbid(${dir} "${simgrid}" "SimGrid")
+endforeach()
 
 if(failures)
   message(FATAL_ERROR "layering violations:\n${failures}")

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine_common.hpp"
 #include "event_queue.hpp"
 #include "flow_network.hpp"
 
@@ -31,6 +32,7 @@ using detail::FlowId;
 using detail::FlowNetwork;
 using detail::kNoEvent;
 using detail::RouteId;
+using detail::scaled;
 
 constexpr double kPicosecondsPerSecond = 1e12;
 /// Relative slack allowed by check_invariants when comparing a channel's load with its capacity.
@@ -42,8 +44,6 @@ enum EventTag : std::uint32_t {
   kFlowDone,   ///< target: flow; its last byte left the source
   kArrival,    ///< target: send op; its data has arrived at the receiver
 };
-
-Duration scaled(Duration d, double factor) { return Duration{std::llround(double(d.picoseconds()) * factor)}; }
 
 double bytes_per_ps(Bandwidth b) { return b.bytes_per_second() / kPicosecondsPerSecond; }
 
@@ -327,7 +327,8 @@ class Run {
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
     local_rates_.reserve(endpoints_.size());
-    for (const EndpointInfo& e : endpoints_) local_rates_.push_back(local_rates(e.device));
+    for (const EndpointInfo& e : endpoints_)
+      local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
   }
 
   Result execute();
@@ -344,12 +345,6 @@ class Run {
   void reallocate();
   void verify_network() const;
   const Path& path_of(OpId send, const Op& op);
-  /// Local op rates of one endpoint's device; `timed` is false for switches and NICs.
-  struct LocalRates {
-    Bandwidth reduce, copy, codec;
-    bool timed = false;
-  };
-  LocalRates local_rates(DeviceId device) const;
   Duration compute_time(const Op& op) const;
   void set_start(OpId op, Duration t) {
     if (record_) spans_[op].start = t.picoseconds();
@@ -362,7 +357,7 @@ class Run {
   const ChannelModel& model_;
   Dag& dag_;
   std::span<const EndpointInfo> endpoints_;
-  std::vector<LocalRates> local_rates_;  ///< per endpoint
+  std::vector<detail::LocalRates> local_rates_;  ///< per endpoint
 
   EventQueue queue_;
   FlowNetwork network_;
@@ -416,27 +411,8 @@ const Path& Run<Dag>::path_of(OpId send, const Op& op) {
 }
 
 template <class Dag>
-typename Run<Dag>::LocalRates Run<Dag>::local_rates(DeviceId id) const {
-  const Calibration& cal = options_.calibration;
-  const Device& device = topology_.device(id);
-  if (device.kind == DeviceKind::Gpu)
-    return {cal.reduce_rate(device.gpu_model), cal.copy_rate(device.gpu_model), cal.codec_rate(device.gpu_model), true};
-  if (device.kind == DeviceKind::Cpu)
-    return {cal.cpu_reduce_rate(), cal.cpu_memory_bandwidth / cal.copy_traffic,
-            cal.cpu_memory_bandwidth / cal.codec_traffic, true};
-  return {};  // switches and NICs reduce at line rate (SHARP, NVLS)
-}
-
-template <class Dag>
 Duration Run<Dag>::compute_time(const Op& op) const {
-  if (!options_.calibration.model_compute || op.bytes.count() == 0) return Duration{};
-  const LocalRates& rates = local_rates_[op.at];
-  if (!rates.timed) return Duration{};
-  switch (op.kind) {
-    case OpKind::Reduce: return op.bytes / rates.reduce;
-    case OpKind::Copy: return op.bytes / rates.copy;
-    default: return op.bytes / rates.codec;
-  }
+  return detail::local_op_time(local_rates_[op.at], options_.calibration, op);
 }
 
 template <class Dag>
@@ -604,15 +580,7 @@ Result Run<Dag>::collect() const {
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;
     result.channels.push_back(stats);
   }
-  std::vector<const ChannelStats*> ranked;
-  ranked.reserve(result.channels.size());
-  for (const ChannelStats& s : result.channels) ranked.push_back(&s);
-  const std::size_t top = std::min(options_.bottleneck_count, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + std::ptrdiff_t(top), ranked.end(),
-                    [](const ChannelStats* a, const ChannelStats* b) {
-                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->channel < b->channel);
-                    });
-  for (std::size_t i = 0; i < top; ++i) result.bottlenecks.push_back(ranked[i]->channel);
+  result.bottlenecks = detail::rank_bottlenecks(result.channels, options_.bottleneck_count);
 
   // From the op that completed last (the latest among equal end times, in processing order) back
   // through the predecessor that made each op ready.

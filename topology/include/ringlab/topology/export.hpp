@@ -1,14 +1,19 @@
-// Export of a cluster graph: Graphviz DOT and GraphML for drawing and graph tools, and ringlab's own
-// scenario JSON (the explicit "cluster" form) that load_scenario reads back into the same Topology.
+// Export of a cluster graph: Graphviz DOT and GraphML for drawing and graph tools, ringlab's own
+// scenario JSON (the explicit "cluster" form) that load_scenario reads back into the same Topology,
+// and a SimGrid platform (XML v4.1) with explicit routes, for the SimGrid reference engine.
 //
 // Every writer is deterministic: devices in id order, links in id order, fixed attribute sets.
 // Attributes carry units in their values ("400Gbps", "600ns"); bandwidths are per direction.
 #pragma once
 
 #include <ostream>
+#include <span>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ringlab/topology/routing.hpp"
 #include "ringlab/topology/topology.hpp"
 
 namespace ringlab {
@@ -46,5 +51,35 @@ void write_nccl_xml(std::ostream& out, const Topology& topology, HostId host);
 /// A whole scenario document: {"ringlab": <format version>, "cluster": cluster_json(topology)},
 /// indented by two spaces, ending in a newline.
 void write_json(std::ostream& out, const Topology& topology);
+
+/// One explicit route of a SimGrid platform: the directed channels from src to dst, in order.
+struct SimgridRoute {
+  DeviceId src = 0;
+  DeviceId dst = 0;
+  std::vector<ChannelId> channels;
+};
+
+/// SimGrid link id of every link, by link id: "<a>--<b>" from the device names, with "#<link id>"
+/// appended when an earlier link joins the same two devices. SimGrid names the two directions of a
+/// SPLITDUPLEX link "<id>_UP" (a->b, channel 2*link) and "<id>_DOWN" (b->a, channel 2*link+1).
+std::vector<std::string> simgrid_link_names(const Topology& topology);
+
+/// The routes `topo export -f simgrid` writes: every ordered pair of devices that can be a schedule
+/// endpoint (GPUs, CPUs, switches with in-network reduction) that reach each other, each on the path
+/// router.route(src, dst, 0) picks (flow key 0: ECMP channel 0). O(endpoints^2) routes.
+std::vector<SimgridRoute> simgrid_endpoint_routes(const Topology& topology, const Router& router);
+
+/// SimGrid platform XML, version 4.1, loadable by SimGrid 3.32's Engine::load_platform:
+///   one zone "ringlab" with routing="Full" (every route explicit, so SimGrid uses ringlab's paths);
+///   a <host> per device, id = device name, speed = HBM bandwidth in bytes/s for GPUs (one flop per
+///     byte of HBM traffic) and "1f" for every other device, with <prop id="kind"> (and "gpu_model");
+///     switches are hosts rather than routers because in-network reduction makes them endpoints;
+///   a <link> per link, sharing_policy SPLITDUPLEX (one capacity per direction, like ringlab's
+///     channels), bandwidth per direction and latency as exact unit strings ("400Gbps", "600ns");
+///   a <route symmetrical="NO"> per entry of `routes`, a <link_ctn direction="UP|DOWN"> per hop.
+/// Per-message software overhead has no SimGrid equivalent and is written as <prop id="overhead">
+/// on each link. Deterministic: devices, links and routes in the order given.
+/// Precondition: every route is a path of channels from src to dst of this topology.
+void write_simgrid(std::ostream& out, const Topology& topology, std::span<const SimgridRoute> routes);
 
 }  // namespace ringlab
