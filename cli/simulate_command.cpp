@@ -269,7 +269,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   options.record_timeline = timeline;
   int channels = plan.channels;
   if (plan.algorithm == Algorithm::Nccl) {
-    const NcclChoice choice = nccl_choose(topology, plan.ranks, plan.collective, spec.message);
+    const NcclChoice choice = nccl_choose(topology, plan.ranks, plan.collective, spec.message, spec.payload);
     options.protocol = choice.protocol;
     channels = choice.channels;
   }

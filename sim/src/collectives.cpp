@@ -45,8 +45,8 @@ using SupportRow = std::array<bool, kCollectiveCount>;  // AllReduce, ReduceScat
 constexpr std::array<SupportRow, kAlgorithmCount> kSupport{{
     {true, true, true, true, true},      // ring
     {true, false, false, true, true},    // tree
-    {true, false, false, false, false},  // hierarchical
-    {true, false, false, false, false},  // ring2d
+    {true, true, true, true, true},      // hierarchical (leader mode: not ReduceScatter, AllGather)
+    {true, true, true, true, true},      // ring2d
     {true, true, true, false, false},    // halving_doubling
     {true, true, true, true, true},      // direct
     {true, false, false, true, true},    // reduce_broadcast
@@ -96,6 +96,13 @@ void detail::validate_spec(const Topology& topology, std::span<const DeviceId> r
   if (a == Algorithm::HalvingDoubling && !power_of_two(ranks.size()))
     reject(a, "needs a power-of-two rank count (got " + std::to_string(ranks.size()) +
                   "); non-power-of-two counts are rejected rather than padded, use ring or tree");
+  const bool owner_blocks = spec.collective == Collective::ReduceScatter || spec.collective == Collective::AllGather;
+  if (a == Algorithm::Hierarchical && owner_blocks && spec.hierarchy == Hierarchy::Leader)
+    reject(a, "leader mode has no " + std::string(to_string(spec.collective)) +
+                  " (a leader would funnel every rank's block through one rank); use hierarchy rail, ring2d or ring");
+  if (a == Algorithm::Hierarchical && owner_blocks && spec.inter == InterAlgorithm::Tree)
+    reject(a, "rail mode's " + std::string(to_string(spec.collective)) +
+                  " has no tree form between nodes; use inter ring (or ring2d)");
   const Compression& c = spec.payload.compression;
   if (c.kind == CompressionKind::Quantize && c.wire_type != DataType::Fp8 && c.wire_type != DataType::Int8)
     reject(a, "quantisation targets fp8 or int8");
@@ -152,7 +159,7 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   detail::validate_spec(topology, ranks, spec);
   if (spec.algorithm != Algorithm::Nccl) return build(topology, ranks, spec);
-  const NcclChoice choice = nccl_choose(topology, ranks, spec.collective, spec.message);
+  const NcclChoice choice = nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload);
   CollectiveSpec resolved = spec;
   resolved.algorithm = choice.algorithm;
   resolved.channels = choice.channels;

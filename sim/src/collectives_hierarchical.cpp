@@ -1,7 +1,9 @@
-// Two-level AllReduce: inside each node, then between nodes, then inside each node again.
-// Leader mode (TensorFlow HierarchicalCopy): reduce to the node's first rank, leaders allreduce,
-// leaders broadcast. Rail mode (and ring2d): intra-node ring reduce-scatter, one inter-node
-// allreduce per local position over that rank's own NIC, intra-node ring allgather.
+// Two-level collectives: inside each node, then between nodes, then inside each node again.
+// Leader mode (TensorFlow HierarchicalCopy) funnels a node's data through one rank: direct reduce
+// to / broadcast from the node's leader, leaders talk between nodes (AllReduce, Broadcast, Reduce).
+// Rail mode (and ring2d) splits the buffer over a node's local positions so that every rank talks
+// between nodes over its own NIC: intra-node ring reduce-scatter / scatter, one inter-node
+// collective per local position ("rail"), intra-node ring allgather / gather.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -29,6 +31,47 @@ std::vector<Group> nodes_of(const Topology& topology, const Group& ranks, std::s
   return nodes;
 }
 
+/// Where the root sits: its node and its position in that node.
+struct RootPlace {
+  int node = 0;
+  int local = 0;
+};
+
+RootPlace place_of(const std::vector<Group>& nodes, Endpoint root) {
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (std::size_t l = 0; l < nodes[n].size(); ++l)
+      if (nodes[n][l] == root) return RootPlace{int(n), int(l)};
+  throw std::logic_error("hierarchical: the root is in no node");
+}
+
+/// Rail l: the ranks of local position l, one per node, in node order.
+Group rail_of(const std::vector<Group>& nodes, std::size_t l) {
+  Group rail;
+  for (const Group& node : nodes) rail.push_back(node[l]);
+  return rail;
+}
+
+/// Block l of every unit, as pieces (the share of rail l).
+std::vector<Piece> block_pieces(std::span<const Unit> units, std::size_t l) {
+  std::vector<Piece> pieces;
+  for (const Unit& u : units)
+    if (!u.blocks[l].empty()) pieces.push_back(Piece{u.blocks[l], u.channel});
+  return pieces;
+}
+
+/// Units whose block i is block members[i] of `u`, for each unit of `units` (re-indexes owner
+/// blocks onto a subgroup; for each unit, one derived unit per entry of `groups`).
+std::vector<Unit> regroup(std::span<const Unit> units, const std::vector<Group>& groups) {
+  std::vector<Unit> out;
+  for (const Unit& u : units)
+    for (const Group& members : groups) {
+      Unit v{u.channel, {}};
+      for (Endpoint m : members) v.blocks.push_back(u.blocks[m]);
+      out.push_back(std::move(v));
+    }
+  return out;
+}
+
 std::uint32_t inter_allreduce(Builder& b, const Group& group, std::span<const Piece> pieces, InterAlgorithm inter,
                               std::uint32_t step) {
   if (group.size() < 2) return 0;
@@ -44,8 +87,51 @@ std::uint32_t inter_allreduce(Builder& b, const Group& group, std::span<const Pi
   return steps + ring_allgather(b, group, units, step + steps);
 }
 
-void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
-  const auto pieces = split_pieces(Range{Bytes{}, spec.message}, spec.channels, spec.chunk, b.elem());
+/// Broadcast from group member `root`: a pipelined chain (ring) or the double binary tree.
+std::uint32_t inter_broadcast(Builder& b, const Group& group, int root, std::span<const Piece> pieces,
+                              InterAlgorithm inter, std::uint32_t step) {
+  if (group.size() < 2) return 0;
+  if (inter == InterAlgorithm::Tree) return tree_broadcast(b, group, root, pieces, step);
+  return chain_broadcast(b, group, root, pieces, step);
+}
+
+std::uint32_t inter_reduce(Builder& b, const Group& group, int root, std::span<const Piece> pieces,
+                           InterAlgorithm inter, std::uint32_t step) {
+  if (group.size() < 2) return 0;
+  if (inter == InterAlgorithm::Tree) return tree_reduce(b, group, root, pieces, step);
+  return chain_reduce(b, group, root, pieces, step);
+}
+
+/// The root sends block l of every unit to member l of its node (l != root's position).
+void scatter(Builder& b, const Group& node, int root, std::span<const Unit> units, std::uint32_t step) {
+  for (const Unit& u : units)
+    for (std::size_t l = 0; l < node.size(); ++l)
+      if (int(l) != root && !u.blocks[l].empty())
+        b.copy(node[std::size_t(root)], node[l], u.blocks[l], u.channel, step);
+}
+
+/// Member l of the node sends block l of every unit to the root (l != root's position).
+void gather(Builder& b, const Group& node, int root, std::span<const Unit> units, std::uint32_t step) {
+  for (const Unit& u : units)
+    for (std::size_t l = 0; l < node.size(); ++l)
+      if (int(l) != root && !u.blocks[l].empty())
+        b.copy(node[l], node[std::size_t(root)], u.blocks[l], u.channel, step);
+}
+
+// ---- leader mode -----------------------------------------------------------------------------
+
+/// The rank that talks between nodes for each node: the root in its own node, else the first rank.
+Group leaders_of(const std::vector<Group>& nodes, const RootPlace& root) {
+  Group leaders;
+  for (const Group& node : nodes) leaders.push_back(node.front());
+  leaders[std::size_t(root.node)] = nodes[std::size_t(root.node)][std::size_t(root.local)];
+  return leaders;
+}
+
+int leader_index(std::size_t node, const RootPlace& root) { return int(node) == root.node ? root.local : 0; }
+
+void leader_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const Piece> pieces,
+                      InterAlgorithm inter) {
   std::uint32_t step = 0;
   for (const Group& node : nodes)
     if (node.size() > 1) step = std::max(step, star_reduce(b, node, 0, pieces, 0));
@@ -56,30 +142,148 @@ void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveS
     if (node.size() > 1) star_broadcast(b, node, 0, pieces, step);
 }
 
-void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
+void leader_broadcast(Builder& b, const std::vector<Group>& nodes, const RootPlace& root,
+                      std::span<const Piece> pieces, InterAlgorithm inter) {
+  const std::uint32_t step = inter_broadcast(b, leaders_of(nodes, root), root.node, pieces, inter, 0);
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].size() > 1) star_broadcast(b, nodes[n], leader_index(n, root), pieces, step);
+}
+
+void leader_reduce(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Piece> pieces,
+                   InterAlgorithm inter) {
+  std::uint32_t step = 0;
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].size() > 1) step = std::max(step, star_reduce(b, nodes[n], leader_index(n, root), pieces, 0));
+  inter_reduce(b, leaders_of(nodes, root), root.node, pieces, inter, step);
+}
+
+void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
+  const auto pieces = split_pieces(Range{Bytes{}, spec.message}, spec.channels, spec.chunk, b.elem());
+  const RootPlace root = place_of(nodes, Endpoint(spec.root));
+  switch (spec.collective) {
+    case Collective::AllReduce: leader_allreduce(b, nodes, pieces, inter); return;
+    case Collective::Broadcast: leader_broadcast(b, nodes, root, pieces, inter); return;
+    case Collective::Reduce: leader_reduce(b, nodes, root, pieces, inter); return;
+    case Collective::ReduceScatter:
+    case Collective::AllGather: break;
+  }
+  throw std::logic_error("hierarchical (leader): reduce-scatter or allgather reached the builder");
+}
+
+// ---- rail mode -------------------------------------------------------------------------------
+
+void rail_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> units,
+                    InterAlgorithm inter) {
+  const std::size_t local = nodes.front().size();
+  std::uint32_t step = 0;
+  if (local > 1)
+    for (const Group& node : nodes) step = ring_reduce_scatter(b, node, units, 0);
+  std::uint32_t inter_steps = 0;
+  for (std::size_t l = 0; l < local; ++l)
+    inter_steps = std::max(inter_steps, inter_allreduce(b, rail_of(nodes, l), block_pieces(units, l), inter, step));
+  step += inter_steps;
+  if (local > 1)
+    for (const Group& node : nodes) ring_allgather(b, node, units, step);
+}
+
+/// Scatter inside the root's node, broadcast each block along its rail, ring allgather in every
+/// node (van de Geijn's scatter-allgather broadcast, one level per dimension).
+void rail_broadcast(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Unit> units,
+                    InterAlgorithm inter) {
+  const std::size_t local = nodes.front().size();
+  scatter(b, nodes[std::size_t(root.node)], root.local, units, 0);
+  std::uint32_t steps = 0;
+  for (std::size_t l = 0; l < local; ++l)
+    steps = std::max(steps, inter_broadcast(b, rail_of(nodes, l), root.node, block_pieces(units, l), inter, 1));
+  if (local > 1)
+    for (const Group& node : nodes) ring_allgather(b, node, units, 1 + steps);
+}
+
+/// Ring reduce-scatter in every node, reduce each block along its rail to the root's node, gather
+/// the blocks at the root.
+void rail_reduce(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Unit> units,
+                 InterAlgorithm inter) {
+  const std::size_t local = nodes.front().size();
+  std::uint32_t step = 0;
+  if (local > 1)
+    for (const Group& node : nodes) step = ring_reduce_scatter(b, node, units, 0);
+  std::uint32_t steps = 0;
+  for (std::size_t l = 0; l < local; ++l)
+    steps = std::max(steps, inter_reduce(b, rail_of(nodes, l), root.node, block_pieces(units, l), inter, step));
+  gather(b, nodes[std::size_t(root.node)], root.local, units, step + steps);
+}
+
+std::vector<Group> rails_of(const std::vector<Group>& nodes) {
+  std::vector<Group> rails;
+  for (std::size_t l = 0; l < nodes.front().size(); ++l) rails.push_back(rail_of(nodes, l));
+  return rails;
+}
+
+// ReduceScatter / AllGather: rank r's final block is block r of `owner_units`. Node phases regroup
+// the blocks by local position (member l of a node handles column l: the blocks of every node's
+// member l, one range per node, so n messages per ring step), rail phases by node.
+
+/// The column units of `owner_units` for node phases, rows (nodes) in the order first, first-1,
+/// ... (mod n): the order in which the rail ring needs (reduce-scatter) or delivers (allgather)
+/// them, so that a connection's FIFO never holds a ready row behind one still waiting.
+std::vector<Unit> columns(std::span<const Unit> owner_units, const std::vector<Group>& nodes, int first) {
+  const int n = int(nodes.size());
+  std::vector<Group> rows;
+  for (int k = 0; k < n; ++k) rows.push_back(nodes[std::size_t(((first - k) % n + n) % n)]);
+  return regroup(owner_units, rows);
+}
+
+/// Ring reduce-scatter of the columns in every node, then of each rank's own block along its rail
+/// (rail member i sends row i-1 first and reduces into its own row last).
+void rail_reduce_scatter(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> owner_units) {
+  std::uint32_t step = 0;
+  if (nodes.front().size() > 1)
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      step = ring_reduce_scatter(b, nodes[i], columns(owner_units, nodes, int(i) - 1), 0);
+  if (nodes.size() < 2) return;
+  for (const Group& rail : rails_of(nodes)) ring_reduce_scatter(b, rail, regroup(owner_units, {rail}), step);
+}
+
+/// The mirror: ring allgather of each rank's block along its rail, then of the columns in every
+/// node (own row first, then rows i-1, i-2, ... as the rail ring delivers them).
+void rail_allgather(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> owner_units) {
+  std::uint32_t step = 0;
+  if (nodes.size() > 1)
+    for (const Group& rail : rails_of(nodes)) step = ring_allgather(b, rail, regroup(owner_units, {rail}), 0);
+  if (nodes.front().size() < 2) return;
+  for (std::size_t i = 0; i < nodes.size(); ++i) ring_allgather(b, nodes[i], columns(owner_units, nodes, int(i)), step);
+}
+
+void check_equal_nodes(const std::vector<Group>& nodes) {
   const std::size_t local = nodes.front().size();
   for (const Group& node : nodes)
     if (node.size() != local)
       throw std::invalid_argument(
           "hierarchical (rail) / ring2d: every node needs the same number of ranks (node 0 has " +
           std::to_string(local) + ", another has " + std::to_string(node.size()) + "); use leader mode or ring");
-  const auto units =
-      split_units(Range{Bytes{}, spec.message}, int(local), spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
-  std::uint32_t step = 0;
-  if (local > 1)
-    for (const Group& node : nodes) step = ring_reduce_scatter(b, node, units, 0);
-  std::uint32_t inter_steps = 0;
-  for (std::size_t l = 0; l < local; ++l) {
-    Group rail;
-    for (const Group& node : nodes) rail.push_back(node[l]);
-    std::vector<Piece> pieces;
-    for (const Unit& u : units)
-      if (!u.blocks[l].empty()) pieces.push_back(Piece{u.blocks[l], u.channel});
-    inter_steps = std::max(inter_steps, inter_allreduce(b, rail, pieces, inter, step));
+}
+
+void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
+  check_equal_nodes(nodes);
+  const Range whole{Bytes{}, spec.message};
+  const int local = int(nodes.front().size());
+  const RootPlace root = place_of(nodes, Endpoint(spec.root));
+  const auto by_local = [&] {
+    return split_units(whole, local, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+  };
+  switch (spec.collective) {
+    case Collective::AllReduce: rail_allreduce(b, nodes, by_local(), inter); return;
+    case Collective::Broadcast: rail_broadcast(b, nodes, root, by_local(), inter); return;
+    case Collective::Reduce: rail_reduce(b, nodes, root, by_local(), inter); return;
+    case Collective::ReduceScatter:
+    case Collective::AllGather: break;
   }
-  step += inter_steps;
-  if (local > 1)
-    for (const Group& node : nodes) ring_allgather(b, node, units, step);
+  const int p = local * int(nodes.size());
+  const auto owner_units = split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem());
+  if (spec.collective == Collective::ReduceScatter)
+    rail_reduce_scatter(b, nodes, owner_units);
+  else
+    rail_allgather(b, nodes, owner_units);
 }
 
 }  // namespace

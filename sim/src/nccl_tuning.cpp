@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace ringlab::sim {
 namespace {
@@ -343,12 +344,18 @@ std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes
   return out;
 }
 
-NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message) {
+bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload) {
+  const bool in_network = ringlab_algorithm(a) == Algorithm::InNetwork;
+  return !in_network || payload.compression.kind == CompressionKind::None;
+}
+
+NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {
   NcclChoice choice;
   choice.channels = m.channels;
   choice.chunk = kStepBytes[kSimple];
   choice.name = "ring/simple";
-  const std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
+  std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
+  std::erase_if(all, [&](const NcclEstimate& e) { return !nccl_runs_payload(e.algorithm, payload); });
   if (all.empty()) return choice;
   const auto best = std::min_element(all.begin(), all.end(),
                                      [](const NcclEstimate& x, const NcclEstimate& y) { return x.time < y.time; });
@@ -367,8 +374,8 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message) {
 }
 
 NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective,
-                       Bytes message) {
-  return nccl_choose(nccl_model(topology, ranks), collective, message);
+                       Bytes message, const Payload& payload) {
+  return nccl_choose(nccl_model(topology, ranks), collective, message, payload);
 }
 
 }  // namespace ringlab::sim

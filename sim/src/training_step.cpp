@@ -46,7 +46,7 @@ Duration CollectiveTimer::time(const Request& r) {
   options.calibration = r.nccl_calibration ? Calibration::nccl() : Calibration::pure();
   options.calibration.model_compute = model_compute_;
   if (r.algorithm == Algorithm::Nccl)
-    options.protocol = nccl_choose(*topology_, ranks_, r.collective, bytes).protocol;
+    options.protocol = nccl_choose(*topology_, ranks_, r.collective, bytes, r.payload).protocol;
   const Schedule schedule = build_schedule(*topology_, ranks_, spec);
   const Duration t = Simulator(*topology_, options).run(schedule).time;
   cache_.emplace(std::move(key), t);

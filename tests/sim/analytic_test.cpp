@@ -165,3 +165,70 @@ TEST_CASE("in_network allreduce, SHARP leaf: alpha up + N/B + alpha down + N/B",
   const Result r = simulate(c, allreduce(Algorithm::InNetwork, n));
   CHECK(r.time.seconds() == Approx(2.0 * (alpha + wire(double(n.count())))).epsilon(1e-9));
 }
+
+// Two-level collectives on leaf_cluster nodes: GPUs of a node meet on its NVSwitch (GPU - NVSwitch
+// - GPU, 2 hops: alpha_i = o + 2l); every GPU has its own NIC, so rail traffic between nodes runs
+// GPU - NIC - leaf - NIC - GPU (4 hops: alpha_n = o + 4l) on links no other flow uses. A GPU's
+// NVSwitch link and NIC link are distinct, so intra- and inter-node transfers of one GPU overlap.
+
+namespace {
+
+CollectiveSpec two_level(Collective c, Algorithm a, Hierarchy h, Bytes n) {
+  CollectiveSpec s = allreduce(a, n);
+  s.collective = c;
+  s.hierarchy = h;
+  return s;
+}
+
+double alpha_intra() { return (kOverhead + 2 * kLatency).seconds(); }
+double alpha_inter() { return (kOverhead + 4 * kLatency).seconds(); }
+
+}  // namespace
+
+TEST_CASE("hierarchical leader broadcast, 3 nodes x 2: 2*alpha_n + alpha_i + 3N/B", "[analytic]") {
+  // Root 0 (leader of node 0). Leaders chain 0 -> 2 -> 4 (alpha_n + N/B each); each leader then
+  // sends to its node's other rank (alpha_i + N/B). 0 -> 1 overlaps 0 -> 2 and 2 -> 3 overlaps
+  // 2 -> 4, so the last rank, 5, has the data after 2(alpha_n + N/B) + alpha_i + N/B.
+  const Cluster c = test::leaf_cluster(3, 2, kB, kLatency, kOverhead);
+  const Bytes n{kFp32 * 32768};
+  const Result r = simulate(c, two_level(Collective::Broadcast, Algorithm::Hierarchical, Hierarchy::Leader, n));
+  const double expected = 2 * alpha_inter() + alpha_intra() + 3 * wire(double(n.count()));
+  CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("hierarchical rail reduce, 2 nodes x 2: 2*alpha_i + alpha_n + 3N/(2B)", "[analytic]") {
+  // Root 0. Each node's ring reduce-scatter (one step, N/2 each way: alpha_i + N/(2B)); rail l
+  // reduces block l from node 1 to node 0 (alpha_n + N/(2B), both rails at once); rank 1 sends its
+  // block to the root (alpha_i + N/(2B)).
+  const Cluster c = test::leaf_cluster(2, 2, kB, kLatency, kOverhead);
+  const Bytes n{kFp32 * 2 * 16384};
+  const Result r = simulate(c, two_level(Collective::Reduce, Algorithm::Hierarchical, Hierarchy::Rail, n));
+  const double expected = 2 * alpha_intra() + alpha_inter() + 3 * wire(double(n.count()) / 2);
+  CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("ring2d reduce-scatter, 2 nodes x 2: alpha_i + alpha_n + N/(2B)", "[analytic]") {
+  // Blocks b0..b3 of N/4, rank r owns b_r. A node's ring step sends its column as two messages per
+  // connection, one after the other, the other node's row first: 1 -> 0 carries b2, then b0. So
+  // rank 0 holds node 0's sum of b2 at alpha_i + N/(4B) and rail 0 sends it on (0 -> 2, alpha_n +
+  // N/(4B)) while b0 still crosses the node; 2 -> 0 carries b0 in the same way. The rails finish at
+  // alpha_i + alpha_n + 2N/(4B), after the nodes' second messages (2(alpha_i + N/(4B))), as
+  // alpha_n > alpha_i. Node 1 and rail 1 mirror it.
+  const Cluster c = test::leaf_cluster(2, 2, kB, kLatency, kOverhead);
+  const Bytes n{kFp32 * 4 * 8192};
+  const Result r = simulate(c, two_level(Collective::ReduceScatter, Algorithm::Ring2D, Hierarchy::Rail, n));
+  REQUIRE(alpha_inter() > alpha_intra());
+  const double expected = alpha_intra() + alpha_inter() + 2 * wire(double(n.count()) / 4);
+  CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("ring2d allgather, 2 nodes x 2: alpha_n + alpha_i + N/(2B)", "[analytic]") {
+  // Rails swap their blocks first (alpha_n + N/(4B)); meanwhile each node's ring already swaps its
+  // own row (b0 <-> b1, alpha_i + N/(4B) < alpha_n + N/(4B)); the other node's row follows on the
+  // same connection as soon as it arrives: alpha_n + N/(4B) + alpha_i + N/(4B).
+  const Cluster c = test::leaf_cluster(2, 2, kB, kLatency, kOverhead);
+  const Bytes n{kFp32 * 4 * 8192};
+  const Result r = simulate(c, two_level(Collective::AllGather, Algorithm::Ring2D, Hierarchy::Rail, n));
+  const double expected = alpha_inter() + alpha_intra() + 2 * wire(double(n.count()) / 4);
+  CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
+}

@@ -112,6 +112,7 @@ TEST_CASE("every algorithm delivers its collectives, sizes that do not divide ev
   // 1001 elements: no p here divides it; 3 channels and 100-byte chunks make ragged pieces.
   CollectiveSpec spec = spec_of(coll, a, Bytes{1001 * kFp32}, 3, 100_B);
   spec.root = p - 1;
+  if (coll == Collective::ReduceScatter || coll == Collective::AllGather) spec.hierarchy = Hierarchy::Rail;
   INFO(to_string(a) << " " << to_string(coll) << " p=" << p);
   const Schedule s = build_schedule(c.topology, c.gpus, spec);
   require_correct(s, spec.root);
@@ -128,6 +129,95 @@ TEST_CASE("hierarchical variants and ring2d deliver allreduce", "[collectives]")
     }
   spec.algorithm = Algorithm::Ring2D;
   require_correct(build_schedule(c.topology, c.gpus, spec));
+}
+
+namespace {
+
+/// p ranks on hosts of `local` GPUs (the last host only partly used when local does not divide p),
+/// host-major, or interleaved: rank r on host r % hosts (the ranks of a node are then not adjacent).
+struct Shape {
+  Cluster cluster;
+  std::vector<DeviceId> ranks;
+  bool equal_nodes = true;
+};
+
+Shape shape_of(int p, int local, bool interleaved) {
+  const int hosts = (p + local - 1) / local;
+  Shape s{test::leaf_cluster(hosts, local, 100_Gbps, 1_us), {}, p % local == 0};
+  for (int r = 0; r < p; ++r) {
+    const int host = interleaved && s.equal_nodes ? r % hosts : r / local;
+    const int l = interleaved && s.equal_nodes ? r / hosts : r % local;
+    s.ranks.push_back(s.cluster.gpus[std::size_t(host * local + l)]);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("hierarchical and ring2d deliver every collective over node shapes, modes and roots", "[collectives]") {
+  const int p = GENERATE(2, 3, 4, 8, 16);
+  const int local = GENERATE(1, 2, 3, 4, 8);
+  const bool interleaved = GENERATE(false, true);
+  const int mode = GENERATE(range(0, 5));  // leader ring/tree, rail ring/tree, ring2d
+  const auto coll = Collective(GENERATE(range(0, 5)));
+  if (local > p) return;
+  const Shape shape = shape_of(p, local, interleaved);
+  CollectiveSpec spec = spec_of(coll, mode == 4 ? Algorithm::Ring2D : Algorithm::Hierarchical, Bytes{1001 * kFp32}, 2,
+                                400_B);
+  spec.hierarchy = mode < 2 ? Hierarchy::Leader : Hierarchy::Rail;
+  spec.inter = mode % 2 == 0 || mode == 4 ? InterAlgorithm::Ring : InterAlgorithm::Tree;
+  const bool owner_blocks = coll == Collective::ReduceScatter || coll == Collective::AllGather;
+  INFO(to_string(spec.algorithm) << "(" << to_string(spec.hierarchy) << "," << to_string(spec.inter) << ") "
+                                 << to_string(coll) << " p=" << p << " local=" << local
+                                 << (interleaved ? " interleaved" : ""));
+  if (spec.algorithm == Algorithm::Hierarchical && owner_blocks && spec.hierarchy == Hierarchy::Leader) {
+    CHECK_THROWS_WITH(build_schedule(shape.cluster.topology, shape.ranks, spec),
+                      Catch::Contains("hierarchical") && Catch::Contains("leader mode has no") &&
+                          Catch::Contains("rail"));
+    return;
+  }
+  if (spec.algorithm == Algorithm::Hierarchical && owner_blocks && spec.inter == InterAlgorithm::Tree) {
+    CHECK_THROWS_WITH(build_schedule(shape.cluster.topology, shape.ranks, spec),
+                      Catch::Contains("no tree form") && Catch::Contains("inter ring"));
+    return;
+  }
+  if (spec.hierarchy == Hierarchy::Rail && !shape.equal_nodes) {
+    CHECK_THROWS_WITH(build_schedule(shape.cluster.topology, shape.ranks, spec),
+                      Catch::Contains("same number of ranks"));
+    return;
+  }
+  for (int root : {0, p - 1, p / 2}) {
+    spec.root = root;
+    require_correct(build_schedule(shape.cluster.topology, shape.ranks, spec), root);
+    if (coll != Collective::Broadcast && coll != Collective::Reduce) break;
+  }
+}
+
+TEST_CASE("rail reduce-scatter and allgather: intra-node (L-1)/L*N, inter-node (n-1)/n*N/L per rank, rails stay on "
+          "their NIC",
+          "[collectives]") {
+  const int nodes = 4;
+  const int local = 4;
+  const Cluster c = test::leaf_cluster(nodes, local, 100_Gbps, 1_us);
+  const Bytes n{nodes * local * kFp32 * 256};
+  for (Collective coll : {Collective::ReduceScatter, Collective::AllGather}) {
+    const Schedule s = build_schedule(c.topology, c.gpus, spec_of(coll, Algorithm::Ring2D, n));
+    const test::RankTotals t = test::totals(s);
+    // Intra: L-1 ring steps of n column blocks of N/p; inter: n-1 ring steps of one block of N/p.
+    const std::int64_t block = n.count() / (nodes * local);
+    const std::int64_t expected_sends = (local - 1) * nodes + (nodes - 1);
+    for (int r = 0; r < nodes * local; ++r) {
+      CHECK(t.sends[std::size_t(r)] == expected_sends);
+      CHECK(t.bytes_sent[std::size_t(r)] == expected_sends * block);
+    }
+    for (const Op& op : s.ops()) {
+      if (op.kind != OpKind::Send) continue;
+      const Device& a = c.topology.device(s.endpoints()[op.at].device);
+      const Device& b = c.topology.device(s.endpoints()[op.peer].device);
+      if (a.host != b.host) CHECK(a.local_index == b.local_index);
+    }
+    require_correct(s);
+  }
 }
 
 TEST_CASE("ring2d: rows reduce-scatter, columns allreduce the 1/L share over their own NIC", "[collectives]") {

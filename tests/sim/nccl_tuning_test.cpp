@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 
 using namespace ringlab;
@@ -43,8 +44,9 @@ const NcclEstimate& row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, 
   return *it;
 }
 
-/// An HGX-style host: 8 H100s on an NVSwitch with 18 NVLink4 links each, one NDR NIC per GPU.
-Topology hgx_hosts(int hosts, std::vector<DeviceId>& gpus) {
+/// An HGX-style host: 8 H100s on an NVSwitch with 18 NVLink4 links each, one NDR NIC per GPU;
+/// `nvls` marks the NVSwitches as reducing (NVLink SHARP, as on a DGX H100).
+Topology hgx_hosts(int hosts, std::vector<DeviceId>& gpus, bool nvls = false) {
   Topology t;
   Device leaf;
   leaf.name = "leaf0";
@@ -57,6 +59,7 @@ Topology hgx_hosts(int hosts, std::vector<DeviceId>& gpus) {
     sw.name = node + "/nvswitch0";
     sw.kind = DeviceKind::NvSwitch;
     sw.host = host;
+    sw.in_network_reduction = nvls;
     const DeviceId nvs = t.add_device(sw);
     for (int g = 0; g < 8; ++g) {
       Device gpu;
@@ -193,4 +196,41 @@ TEST_CASE("nccl: a single rank costs nothing", "[nccl]") {
   m.ranks = 1;
   CHECK(nccl_estimates(m, Collective::AllReduce, 1_MiB).empty());
   CHECK(nccl_choose(m, Collective::AllReduce, 1_MiB).predicted == Duration{});
+}
+
+TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best remaining row", "[nccl]") {
+  // One DGX H100 with NVLS: at 1 GiB the model picks NVLS, which cannot reduce fp8 on the wire.
+  std::vector<DeviceId> gpus;
+  const Topology dgx = hgx_hosts(1, gpus, true);
+  const NcclModel m = nccl_model(dgx, gpus);
+  REQUIRE(m.nvls);
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_GiB).nccl_algorithm == NcclAlgorithm::Nvls);
+  Payload fp8;
+  fp8.compression = Compression::quantize(DataType::Fp8);
+  CHECK_FALSE(nccl_runs_payload(NcclAlgorithm::Nvls, fp8));
+  CHECK_FALSE(nccl_runs_payload(NcclAlgorithm::CollNetDirect, fp8));
+  CHECK(nccl_runs_payload(NcclAlgorithm::Nvls, Payload{}));
+  const NcclChoice choice = nccl_choose(m, Collective::AllReduce, 1_GiB, fp8);
+  // The fastest row other than NVLS and CollNet, found by scanning the table.
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  const NcclEstimate* best = nullptr;
+  for (const NcclEstimate& e : rows)
+    if (e.algorithm != NcclAlgorithm::Nvls && e.algorithm != NcclAlgorithm::CollNetDirect &&
+        (best == nullptr || e.time < best->time))
+      best = &e;
+  REQUIRE(best != nullptr);
+  CHECK(choice.nccl_algorithm == best->algorithm);
+  CHECK(choice.protocol == best->protocol);
+  CHECK(choice.predicted == best->time);
+  // Without NVLS the bulk pick on one H100 node is ring/simple (see the LL/LL128/Simple case above).
+  CHECK(choice.name == "ring/simple");
+  CHECK(choice.algorithm == Algorithm::Ring);
+  // The nccl algorithm now builds the compressed schedule instead of rejecting in_network.
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::Nccl;
+  spec.message = 1_GiB;
+  spec.payload = fp8;
+  const Schedule s = build_schedule(dgx, gpus, spec);
+  CHECK(s.algorithm() == "nccl:ring/simple");
+  CHECK(s.check().empty());
 }

@@ -18,13 +18,32 @@
 //                     ncclGetBtree/ncclGetDtree: the second tree mirrored for even p, shifted for odd p),
 //                     built over rank positions; each tree carries half the data; op.channel =
 //                     2*channel + tree. AllReduce reduces up to the root and broadcasts down.
-//   hierarchical      AllReduce. Nodes are the hosts of the ranks' GPUs, in first-seen order; within a
-//                     node ranks keep their order. Leader mode (TensorFlow's HierarchicalCopy): direct
-//                     reduce to the node's first rank, inter-node ring or tree allreduce among leaders,
-//                     direct broadcast back. Rail mode: intra-node ring reduce-scatter, inter-node
-//                     ring or tree allreduce among ranks of the same local position (each over its own
-//                     NIC), intra-node ring allgather; needs the same rank count on every node.
-//   ring2d            AllReduce. Rail mode with inter-node rings: rows = nodes, columns = local index.
+//   hierarchical      all five (leader mode: not ReduceScatter/AllGather; rail mode with inter tree:
+//                     not ReduceScatter/AllGather: both rejected naming what to use instead). Nodes
+//                     are the hosts of the ranks' GPUs, in first-seen order; within a node ranks keep
+//                     their order. Leader mode (TensorFlow's HierarchicalCopy) funnels each node
+//                     through one rank, the root in its own node and the first rank elsewhere:
+//                       AllReduce  direct reduce to the leader, ring or tree allreduce among
+//                                  leaders, direct broadcast back;
+//                       Broadcast  chain (inter ring) or double binary tree (inter tree) of leaders
+//                                  from the root, then each leader broadcasts directly in its node;
+//                       Reduce     the mirror: direct reduce to each leader, chain/tree reduce of
+//                                  leaders to the root.
+//                     Rail mode: the ranks of local position l form rail l, each over its own NIC;
+//                     needs the same rank count on every node.
+//                       AllReduce  intra-node ring reduce-scatter, per-rail ring or tree allreduce
+//                                  of each rank's 1/L, intra-node ring allgather;
+//                       Broadcast  the root scatters its node's L blocks, each rail broadcasts its
+//                                  block (chain/tree), intra-node ring allgather everywhere (van de
+//                                  Geijn; the root also receives its own blocks back);
+//                       Reduce     the mirror: intra-node ring reduce-scatter, per-rail chain/tree
+//                                  reduce to the root's node, its ranks send their block to the root;
+//                       ReduceScatter  intra-node ring reduce-scatter of columns (member l gets the
+//                                  blocks of every node's member l, one message per node per step),
+//                                  then per-rail ring reduce-scatter of each rank's own block;
+//                       AllGather  the mirror: per-rail ring allgather, then intra-node of columns.
+//                     Network bytes per rank: (n-1)/n * N/L for ReduceScatter/AllGather.
+//   ring2d            all five: rail mode with inter-node rings (rows = nodes, columns = local index).
 //   halving_doubling  AllReduce, ReduceScatter, AllGather. Rabenseifner's recursive halving
 //                     (reduce-scatter) and doubling (allgather), partner i XOR d. Power-of-two rank
 //                     counts only: other counts are rejected (use ring or tree).
@@ -43,7 +62,9 @@
 //                     ringlab keeps busbw_factor() unchanged so all algorithms compare on one scale.
 //   nccl              what NCCL would run: nccl_choose() (nccl_tuning.hpp) picks ring, tree or
 //                     in_network, the protocol and the channel count, and the chunk is that protocol's
-//                     step size. The caller sets SimOptions::protocol from nccl_choose().
+//                     step size; with a compressed payload it skips in_network (NVLS, CollNet) and
+//                     takes the model's best remaining pair. The caller sets SimOptions::protocol
+//                     from nccl_choose() with the same payload.
 //
 // Payload compression (payload.hpp): quantisation works with every algorithm except in_network;
 // top-k works for AllReduce with ring, direct and halving_doubling (allgather of sparse parts).

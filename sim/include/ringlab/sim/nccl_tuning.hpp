@@ -16,6 +16,7 @@
 
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/payload.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/kinds.hpp"
 #include "ringlab/topology/topology.hpp"
@@ -74,8 +75,15 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks);
 /// order (algorithm, then LL, LL128, Simple). Empty for a single rank.
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& model, Collective collective, Bytes message);
 
-/// The pair NCCL's model predicts fastest (ties: table order). A single rank gives ring/simple, 0.
-NcclChoice nccl_choose(const NcclModel& model, Collective collective, Bytes message);
-NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective, Bytes message);
+/// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
+/// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
+bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
+
+/// The pair NCCL's model predicts fastest among those that can carry `payload` (ties: table order):
+/// with compression, CollNet and NVLS are skipped and the best remaining row wins. A single rank
+/// gives ring/simple, 0.
+NcclChoice nccl_choose(const NcclModel& model, Collective collective, Bytes message, const Payload& payload = {});
+NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective, Bytes message,
+                       const Payload& payload = {});
 
 }  // namespace ringlab::sim
