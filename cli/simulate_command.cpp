@@ -246,10 +246,12 @@ std::string nccl_type_name(DataType t) {
 
 struct SizeRun {
   ReportRow row;
-  Schedule schedule;
+  std::optional<Schedule> schedule;  ///< kept only when asked for (a trace, --print-schedule)
 };
 
-SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool timeline, const std::string& where) {
+/// One message size. `keep_schedule` keeps the explicit schedule (and records the timeline) for a
+/// trace or a listing; otherwise flat rings run from a compact schedule.
+SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool keep_schedule, const std::string& where) {
   CollectiveSpec spec;
   spec.collective = plan.collective;
   spec.algorithm = plan.algorithm;
@@ -266,7 +268,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
   options.calibration.model_compute = plan.model_compute;
   options.protocol = plan.protocol;
-  options.record_timeline = timeline;
+  options.record_timeline = keep_schedule;
   int channels = plan.channels;
   if (plan.algorithm == Algorithm::Nccl) {
     const NcclChoice choice = nccl_choose(topology, plan.ranks, plan.collective, spec.message, spec.payload);
@@ -274,15 +276,21 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
     channels = choice.channels;
   }
   std::optional<Schedule> schedule;
+  ReportRow row;
   try {
-    schedule.emplace(build_schedule(topology, plan.ranks, spec));
+    if (keep_schedule || plan.simgrid) {
+      schedule.emplace(build_schedule(topology, plan.ranks, spec));
+    } else {
+      Simulator simulator(topology, options);
+      row.result = simulate_collective(simulator, plan.ranks, spec);
+    }
   } catch (const std::invalid_argument& e) {
     throw InputError(where, "/simulate/algorithm", e.what());
   }
-  ReportRow row;
   try {
-    row.result = plan.simgrid ? SimgridSimulator(topology, options, plan.simgrid_model).run(*schedule)
-                              : Simulator(topology, options).run(*schedule);
+    if (schedule)
+      row.result = plan.simgrid ? SimgridSimulator(topology, options, plan.simgrid_model).run(*schedule)
+                                : Simulator(topology, options).run(*schedule);
   } catch (const std::invalid_argument& e) {  // SimGrid: channels of one pair on different ECMP paths
     throw InputError(where, "/simulate/engine", e.what());
   }
@@ -318,10 +326,11 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   std::optional<Schedule> last_schedule;
   for (std::size_t i = 0; i < plan.sizes.size(); ++i) {
     const bool last = i + 1 == plan.sizes.size();
-    SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], last && !c.trace.empty(), where);
-    if (c.print_schedule && i == 0) run.schedule.print(std::cout, &scenario.cluster);
+    const bool listed = c.print_schedule && i == 0;
+    SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
+    if (listed) run.schedule->print(std::cout, &scenario.cluster);
     rows.push_back(std::move(run.row));
-    if (last) last_schedule.emplace(std::move(run.schedule));
+    if (last) last_schedule = std::move(run.schedule);
   }
 
   ReportHeader header;

@@ -49,16 +49,22 @@ Json metadata(std::string_view what, Endpoint pid, std::uint32_t tid, Json args)
 void write_chrome_trace(std::ostream& out, const Schedule& schedule, const Result& result, const Topology& topology) {
   if (result.timeline.size() != schedule.ops().size())
     throw std::invalid_argument("chrome trace: the result has no timeline for this schedule (set record_timeline)");
-  Json events = Json::array();
+  // Streamed one event per line, so memory stays O(endpoints) however many ops the schedule has.
+  bool first = true;
+  const auto emit = [&](const Json& event) {
+    out << (first ? "\n" : ",\n") << event.dump();
+    first = false;
+  };
+  out << "{\"traceEvents\": [";
   std::set<std::pair<Endpoint, std::uint32_t>> threads;
   for (const Op& op : schedule.ops()) threads.emplace(op.at, op.channel);
   for (Endpoint e = 0; e < schedule.endpoints().size(); ++e) {
     const std::string device = topology.device(schedule.endpoints()[e].device).name;
-    events.push_back(metadata("process_name", e, 0, Json{{"name", device + " (" + endpoint_label(schedule, e) + ")"}}));
-    events.push_back(metadata("process_sort_index", e, 0, Json{{"sort_index", e}}));
+    emit(metadata("process_name", e, 0, Json{{"name", device + " (" + endpoint_label(schedule, e) + ")"}}));
+    emit(metadata("process_sort_index", e, 0, Json{{"sort_index", e}}));
   }
   for (const auto& [endpoint, channel] : threads)
-    events.push_back(metadata("thread_name", endpoint, channel, Json{{"name", "channel " + std::to_string(channel)}}));
+    emit(metadata("thread_name", endpoint, channel, Json{{"name", "channel " + std::to_string(channel)}}));
   for (OpId id = 0; id < schedule.ops().size(); ++id) {
     const Op& op = schedule.op(id);
     const OpSpan& span = result.timeline[id];
@@ -71,17 +77,14 @@ void write_chrome_trace(std::ostream& out, const Schedule& schedule, const Resul
     event["ts"] = microseconds(span.start);
     event["dur"] = microseconds(span.end - span.start);
     event["args"] = Json{{"op", id}, {"step", op.step}, {"offset", op.offset.count()}, {"bytes", op.bytes.count()}};
-    events.push_back(std::move(event));
+    emit(event);
   }
-  Json trace;
-  trace["traceEvents"] = std::move(events);
-  trace["displayTimeUnit"] = "ns";
-  trace["otherData"] = Json{{"collective", to_string(result.collective)},
-                            {"algorithm", result.algorithm},
-                            {"message_bytes", result.message.count()},
-                            {"ranks", result.ranks},
-                            {"time_us", microseconds(result.time)}};
-  out << trace.dump(1) << '\n';
+  const Json other{{"collective", to_string(result.collective)},
+                   {"algorithm", result.algorithm},
+                   {"message_bytes", result.message.count()},
+                   {"ranks", result.ranks},
+                   {"time_us", microseconds(result.time)}};
+  out << "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": " << other.dump() << "}\n";
 }
 
 }  // namespace ringlab::sim

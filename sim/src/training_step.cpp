@@ -47,8 +47,8 @@ Duration CollectiveTimer::time(const Request& r) {
   options.calibration.model_compute = model_compute_;
   if (r.algorithm == Algorithm::Nccl)
     options.protocol = nccl_choose(*topology_, ranks_, r.collective, bytes, r.payload).protocol;
-  const Schedule schedule = build_schedule(*topology_, ranks_, spec);
-  const Duration t = Simulator(*topology_, options).run(schedule).time;
+  Simulator simulator(*topology_, options);
+  const Duration t = simulate_collective(simulator, ranks_, spec).time;
   cache_.emplace(std::move(key), t);
   return t;
 }

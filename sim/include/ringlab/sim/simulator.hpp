@@ -13,8 +13,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "ringlab/sim/calibration.hpp"
+#include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/result.hpp"
 #include "ringlab/sim/schedule.hpp"
@@ -61,5 +63,10 @@ class Simulator {
   struct Engine;
   std::unique_ptr<Engine> engine_;
 };
+
+/// Compiles `spec` over `ranks` (as build_schedule) and runs it on `simulator`: from a compact
+/// schedule when one covers the spec (flat rings: the same Result in memory linear in ranks),
+/// otherwise from the explicit schedule. Throws what build_schedule() throws.
+Result simulate_collective(Simulator& simulator, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
 
 }  // namespace ringlab::sim
