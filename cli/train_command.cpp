@@ -40,9 +40,9 @@ sim::TrainReport run(const Scenario& scenario) {
 
 void run_train(const CommandLine& c) {
   Scenario scenario = load_scenario_or_default(c.scenario);
-  scenario.workload.update(c.workload);
-  scenario.strategy.update(c.strategy);
-  scenario.train.update(c.train);
+  scenario.workload.update(c.workload, /*merge_objects=*/true);
+  scenario.strategy.update(c.strategy, /*merge_objects=*/true);
+  scenario.train.update(c.train, /*merge_objects=*/true);  // --jitter keeps the file's other straggler keys
   const sim::TrainReport report = run(scenario);
   write_output(c.output, [&](std::ostream& out) {
     if (c.format == "json") out << sim::to_json(report).dump(2) << '\n';
@@ -80,6 +80,21 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag_callback("--no-overlap", [c] { c->strategy["overlap"] = false; },
                          "issue collectives only after backward");
   cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)");
+  cmd->add_flag_callback("--async", [c] { c->strategy["async"] = true; },
+                         "asynchronous parameter-server updates (tf_parameter_server)");
+  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP");
+  auto number = [&](const char* flags, const char* object, const char* key, const char* help) {
+    cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help);
+  };
+  auto duration = [&](const char* flags, const char* key, const char* help) {
+    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->train["reliability"][key] = v; }, help);
+  };
+  number("--jitter", "stragglers", "jitter", "per-GPU step-time jitter (log-sd of a mean-1 lognormal)");
+  number("--slow-probability", "stragglers", "slow_probability", "probability that a GPU is slow in a step");
+  number("--slow-factor", "stragglers", "slow_factor", "how much slower a slow GPU's step is");
+  duration("--node-mtbf", "node_mtbf", "mean time between failures of one node, e.g. 5000h");
+  duration("--checkpoint", "checkpoint", "time to write a checkpoint, e.g. 60s");
+  duration("--restart", "restart", "time to restart after a failure, e.g. 5min");
   cmd->add_option("-f,--format", c->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   cmd->add_option("--trace", c->trace, "write a Chrome trace-event JSON of one step (opens in Perfetto)");

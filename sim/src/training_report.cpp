@@ -60,6 +60,7 @@ nlohmann::json memory_json(const MemoryEstimate& m) {
 
 double TrainReport::samples_per_second() const {
   if (async) return async->samples_per_second;
+  if (job.stragglers.active() && statistics.mean_s > 0) return global_batch() / statistics.mean_s;
   return throughput(*this, step);
 }
 

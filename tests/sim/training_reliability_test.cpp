@@ -70,6 +70,21 @@ TEST_CASE("a straggler in every step: the synchronous step is the step with comp
   CHECK(slow > 2 * kMicro);
 }
 
+TEST_CASE("with stragglers, throughput and time to train follow the slowed synchronous step", "[training]") {
+  test::Cluster c = test::leaf_cluster(4, 1, kB, 1_us, 2_us);
+  TrainJob job = test::test_job(c.gpus, 8, 1 << 20, kMicro);
+  job.samples = 1e6;
+  const TrainReport calm = run_training(job, c.topology, "calm");
+  job.stragglers.slow_probability = 1.0;  // one GPU always 2x slow: every step is the slowed step
+  job.stragglers.slow_factor = 2.0;
+  const TrainReport slowed = run_training(job, c.topology, "slowed");
+  CollectiveTimer timer(c.topology, job.ranks, job.ecmp, job.seed, false);
+  const double slow_step = simulate_step(job, timer, 2.0).step.seconds();
+  CHECK(slowed.samples_per_second() == Approx(slowed.global_batch() / slow_step).epsilon(1e-12));
+  CHECK(calm.samples_per_second() == Approx(calm.global_batch() / calm.step.step.seconds()).epsilon(1e-12));
+  CHECK(slowed.time_to_train_s() > calm.time_to_train_s());
+}
+
 TEST_CASE("stragglers: the same seed gives the same distribution, another seed another", "[training]") {
   test::Cluster c = test::leaf_cluster(4, 1, kB, 1_us, 2_us);
   TrainJob job = test::test_job(c.gpus, 8, 1 << 20, kMicro);

@@ -88,6 +88,8 @@ struct Stragglers {
   double jitter = 0;
   double slow_probability = 0;
   double slow_factor = 1;
+  /// True when per-GPU step times vary at all.
+  bool active() const { return jitter > 0 || (slow_probability > 0 && slow_factor != 1); }
 };
 
 /// A validated training job (what the scenario's workload, strategy and train sections say).
@@ -253,6 +255,8 @@ struct TrainReport {
 
   int ranks() const { return int(job.ranks.size()); }
   double global_batch() const { return double(job.batch) * job.strategy.accumulation * ranks(); }
+  /// Async: the PS simulation's rate. Sync: global batch / step time, where the step time is the
+  /// mean over the simulated steps when stragglers make it vary (every step waits for its slowest GPU).
   double samples_per_second() const;
   /// samples_per_second / (ranks * single_gpu_samples_per_second).
   double scaling_efficiency() const;
