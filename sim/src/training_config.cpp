@@ -110,8 +110,13 @@ Workload read_workload(const Section& s) {
   Workload w;
   std::string model = "resnet50";
   s.string("model", model);
-  if (auto preset = find_workload(model)) w = *preset;
-  else if (s.has("model")) s.problems().add(s.path("model"), "unknown model '" + model + "'; expected " + workload_names());
+  bool unknown_model = false;
+  if (auto preset = find_workload(model)) {
+    w = *preset;
+  } else if (s.has("model")) {
+    s.problems().add(s.path("model"), "unknown model '" + model + "'; expected " + workload_names());
+    unknown_model = true;
+  }
   if (s.has("layers")) {
     w.layers.clear();
     const Json& layers = s.at("layers");
@@ -154,6 +159,7 @@ Workload read_workload(const Section& s) {
   }
   s.number("optimizer_state_bytes", w.optimizer_state_bytes, 0, 1024, "bytes per parameter");
   s.string("sample_unit", w.sample_unit);
+  if (unknown_model) return w;  // the checks below would only repeat that the model is missing
   if (w.layers.empty()) s.problems().add(s.path("model"), "no model: give a preset or \"layers\"/\"parameters\"");
   if (w.flops_per_sample <= 0) s.problems().add(s.path("flops_per_sample"), "missing: FLOPs per sample (forward + backward)");
   return w;
