@@ -2,6 +2,8 @@
 // with a node layout, and the line numbers of bad input. Expected values are counted by hand from
 // tests/data/import/two_level_fat_tree.conf (4 leaves of 10 nodes under one spine).
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "import_helpers.hpp"
 #include "ringlab/topology/import.hpp"
@@ -172,4 +174,18 @@ TEST_CASE("topology.yaml: bad documents are reported with their YAML line", "[im
   CHECK_THAT(p.message, Catch::Contains("unknown key \"node\""));
   p = problem("topology: t\n");
   CHECK_THAT(p.message, Catch::Contains("list of topologies"));
+}
+
+TEST_CASE("an import file that is not UTF-8 names the line of the first bad byte", "[import]") {
+  const std::string path = std::filesystem::temp_directory_path() / "ringlab-not-utf8.conf";
+  std::ofstream(path, std::ios::binary) << "# caf\xc3\xa9 is fine\nSwitchName=s0 Nodes=a\nSwitchName=s1 Nodes=b\x88x\n";
+  const Problem p = first_problem([&] { read_import_file(path); }, path);
+  CHECK(p.location == "line 3");
+  CHECK_THAT(p.message, Catch::Contains("invalid UTF-8 byte 0x88"));
+  // Overlong and surrogate forms are not UTF-8 either.
+  std::ofstream(path, std::ios::binary) << "SwitchName=s0 Nodes=\xc0\xaf\n";
+  CHECK(first_problem([&] { read_import_file(path); }, path).message.find("0xc0") != std::string::npos);
+  std::ofstream(path, std::ios::binary) << "SwitchName=s0\nNodes=\xed\xa0\x80\n";
+  CHECK(first_problem([&] { read_import_file(path); }, path).location == "line 2");
+  std::filesystem::remove(path);
 }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,47 @@ void ImportReport::append(const ImportReport& other) {
   warnings.insert(warnings.end(), other.warnings.begin(), other.warnings.end());
 }
 
+namespace {
+
+/// Length of the UTF-8 sequence starting at `text[i]`, or 0 when it is not valid UTF-8 (RFC 3629:
+/// no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  const unsigned b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  const auto cont = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    const unsigned b1 = byte(i + 1);
+    if ((b0 == 0xE0 && b1 < 0xA0) || (b0 == 0xED && b1 > 0x9F)) return 0;
+    return cont(i + 1) && cont(i + 2) ? 3 : 0;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    const unsigned b1 = byte(i + 1);
+    if ((b0 == 0xF0 && b1 < 0x90) || (b0 == 0xF4 && b1 > 0x8F)) return 0;
+    return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/// Throws InputError naming the line of the first byte that is not UTF-8 (names become JSON strings).
+void check_utf8(std::string_view text, const std::string& file_name) {
+  int line = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      throw InputError(file_name, detail::line_location(line), std::string("invalid UTF-8 byte ") + hex +
+                                                                   ": expected UTF-8 text");
+    }
+    if (text[i] == '\n') ++line;
+    i += n;
+  }
+}
+
+}  // namespace
+
 std::string read_import_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -27,6 +69,7 @@ std::string read_import_file(const std::string& path) {
   if (!in) throw InputError(path, "", "cannot open the file for reading");
   std::ostringstream text;
   text << in.rdbuf();
+  check_utf8(text.str(), path);
   return text.str();
 }
 
