@@ -65,6 +65,11 @@ TEST_CASE("malformed JSON is reported with line and column", "[scenario][bad-inp
   CHECK_THAT(p.message, Catch::StartsWith("malformed JSON: syntax error while parsing object"));
   CHECK_THAT(p.to_string(), Catch::StartsWith("bad.json: line 3, column 39: malformed JSON"));
 
+  // A number beyond double range is nlohmann's out_of_range, not a parse_error: still bad input.
+  const Problem huge = only_problem("{\n  \"ringlab\": 1,\n  \"cluster\": {\"generate\": {\"nodes\": 21e308}}\n}\n");
+  CHECK(huge.location == "line 3, column 37");
+  CHECK_THAT(huge.message, Catch::Contains("out of range"));
+
   const Problem empty = only_problem("");
   CHECK(empty.location == "line 1, column 1");
   CHECK_THAT(empty.message, Catch::Contains("unexpected end of input"));

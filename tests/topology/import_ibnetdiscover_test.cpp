@@ -77,4 +77,7 @@ TEST_CASE("ibnetdiscover: bad lines are reported with their line number", "[impo
   p = problem(sw + sw);
   CHECK(p.location == "line 2");
   CHECK_THAT(p.message, Catch::Contains("appears twice"));
+  p = problem(sw + "[99999999999]\t\"H-0002\"[1](2)\t\t# \"n1 mlx5_0\" lid 2 4xHDR\n");  // was std::stoi's throw
+  CHECK(p.location == "line 2");
+  CHECK_THAT(p.message, Catch::Contains("out of range"));
 }

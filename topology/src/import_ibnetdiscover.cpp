@@ -127,7 +127,14 @@ class IbParser {
       problems_.add(where, "no link rate at the end of the port line: expected <width>x<speed> such as 4xHDR");
       return;
     }
-    IbLink link{current_, m[3], std::stoi(m[1]), std::stoi(m[4]), std::stoi(r[1]), r[2], 0, line};
+    const auto port = detail::parse_count(m[1].str()), peer_port = detail::parse_count(m[4].str()),
+               width = detail::parse_count(r[1].str());
+    constexpr long kMaxPort = 65535;  // ports and widths are small integers; anything else is corrupt
+    if (!port || !peer_port || !width || *port > kMaxPort || *peer_port > kMaxPort || *width > kMaxPort) {
+      problems_.add(where, "port number or link width out of range: expected small integers such as [1] and 4x");
+      return;
+    }
+    IbLink link{current_, m[3], int(*port), int(*peer_port), int(*width), r[2], 0, line};
     const detail::IbSpeedRow* row = speed_row(link.speed);
     if (!row) {
       problems_.add(where, "unknown InfiniBand speed \"" + link.speed + "\": expected one of " + speed_names());

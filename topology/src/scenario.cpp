@@ -43,6 +43,16 @@ std::string line_and_column(std::string_view text, std::size_t byte) {
   return "line " + std::to_string(line) + ", column " + std::to_string(pos - line_start + 1);
 }
 
+// "line L, column C" of the number nlohmann names in "number overflow parsing '1e400'", or "" when
+// the message does not name one.
+std::string number_overflow_location(std::string_view text, std::string_view what) {
+  const std::size_t open = what.find('\'');
+  const std::size_t close = open == std::string_view::npos ? open : what.find('\'', open + 1);
+  if (close == std::string_view::npos) return "";
+  const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+  return at == std::string_view::npos ? "" : line_and_column(text, at + 1);
+}
+
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at ...: " prefix.
 std::string parse_error_reason(const nlohmann::json::parse_error& e) {
   const std::string what = e.what();
@@ -99,6 +109,9 @@ nlohmann::json parse_json_text(std::string_view json_text, const std::string& fi
                                  /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file_name, line_and_column(json_text, e.byte), "malformed JSON: " + parse_error_reason(e));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number too large for a double, e.g. 1e400
+    throw InputError(file_name, number_overflow_location(json_text, e.what()),
+                     "a number is out of range: expected a finite number");
   }
 }
 
