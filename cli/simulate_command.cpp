@@ -5,6 +5,7 @@
 // option writes the section key of the same name); problems in either are reported together as one
 // InputError naming the file and the /simulate/<key> path.
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -106,9 +107,15 @@ std::vector<Bytes> parse_sizes(const std::string& text) {
   if (step.empty() || (step[0] != 'x' && step[0] != '+'))
     throw UnitError("expected a step 'xFACTOR' or '+BYTES' after the second ':', e.g. 8:8G:x2");
   if (step[0] == 'x') {
-    const long factor = std::stol(step.substr(1));
-    if (factor < 2) throw UnitError("the factor after 'x' must be at least 2");
-    for (Bytes s = lo; s <= hi; s = s * factor) out.push_back(s);
+    std::int64_t factor = 0;
+    const std::string digits = step.substr(1);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), factor);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || factor < 2)
+      throw UnitError("expected an integer factor of at least 2 after 'x', e.g. x2");
+    for (Bytes s = lo; s <= hi; s = s * factor) {
+      out.push_back(s);
+      if (s.count() > hi.count() / factor) break;  // the next size would pass hi (or overflow)
+    }
   } else {
     const Bytes inc = parse_bytes(step.substr(1), true);
     if (inc.count() <= 0) throw UnitError("the step after '+' must be positive");
