@@ -23,6 +23,7 @@
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/sim/trace.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/json_reader.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -127,56 +128,24 @@ std::vector<Bytes> parse_sizes(const std::string& text) {
 }
 
 // Reads the scenario's "simulate" section into `s`, reporting wrong types and unknown keys.
-void read_section(const nlohmann::json& section, SimulateSettings& s, ProblemList& problems) {
-  auto str = [&](const char* key, std::string& into) {
-    if (!section.contains(key)) return;
-    const auto& v = section[key];
-    if (v.is_string()) into = v.get<std::string>();
-    else problems.add(std::string("/simulate/") + key, "expected a string");
-  };
-  auto integer = [&](const char* key, auto& into) {
-    if (!section.contains(key)) return;
-    const auto& v = section[key];
-    using T = std::decay_t<decltype(into)>;
-    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
-                                              : v.is_number_integer() && v.get<std::int64_t>() >= 0;
-    if (fits) into = v.get<T>();
-    else
-      problems.add(std::string("/simulate/") + key,
-                   "expected a non-negative integer up to " + std::to_string(std::numeric_limits<T>::max()));
-  };
-  static const std::vector<std::string> kKeys{"collective", "algorithm", "sizes", "dtype", "compression",
-                                              "protocol", "calibration", "hierarchy", "inter", "ecmp",
-                                              "chunk", "channels", "ranks", "root", "seed", "compute",
-                                              "engine", "simgrid_model"};
-  for (const auto& [key, value] : section.items()) {
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-      std::string all;
-      for (const std::string& k : kKeys) all += (all.empty() ? "" : ", ") + k;
-      problems.add("/simulate/" + key, "unknown key; expected one of " + all);
-    }
-  }
-  str("collective", s.collective);
-  str("algorithm", s.algorithm);
-  str("sizes", s.sizes);
-  str("dtype", s.dtype);
-  str("compression", s.compression);
-  str("protocol", s.protocol);
-  str("calibration", s.calibration);
-  str("hierarchy", s.hierarchy);
-  str("inter", s.inter);
-  str("ecmp", s.ecmp);
-  str("chunk", s.chunk);
-  str("engine", s.engine);
-  str("simgrid_model", s.simgrid_model);
-  integer("channels", s.channels);
-  integer("ranks", s.ranks);
-  integer("root", s.root);
-  integer("seed", s.seed);
-  if (section.contains("compute")) {
-    if (section["compute"].is_boolean()) s.no_compute = !section["compute"].get<bool>();
-    else problems.add("/simulate/compute", "expected true or false");
-  }
+void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
+  r.check_keys(section, {"collective", "algorithm", "sizes", "dtype", "compression", "protocol", "calibration",
+                         "hierarchy", "inter", "ecmp", "chunk", "channels", "ranks", "root", "seed", "compute",
+                         "engine", "simgrid_model"});
+  for (auto [key, into] : {std::pair{"collective", &s.collective}, {"algorithm", &s.algorithm}, {"sizes", &s.sizes},
+                           {"dtype", &s.dtype}, {"compression", &s.compression}, {"protocol", &s.protocol},
+                           {"calibration", &s.calibration}, {"hierarchy", &s.hierarchy}, {"inter", &s.inter},
+                           {"ecmp", &s.ecmp}, {"chunk", &s.chunk}, {"engine", &s.engine},
+                           {"simgrid_model", &s.simgrid_model}})
+    r.field(section, key, *into);
+  constexpr int kIntMax = std::numeric_limits<int>::max();
+  r.field(section, "channels", s.channels, 0, kIntMax);
+  r.field(section, "ranks", s.ranks, 0, kIntMax);
+  r.field(section, "root", s.root, 0, kIntMax);
+  r.field(section, "seed", s.seed);
+  bool compute = !s.no_compute;
+  r.field(section, "compute", compute);
+  s.no_compute = !compute;
 }
 
 template <typename T, typename F>
@@ -325,7 +294,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   ProblemList problems(where);
   nlohmann::json section = scenario.simulate;
   section.update(c.overrides);
-  read_section(section, settings, problems);
+  JsonReader reader(problems);
+  read_section(reader, JsonNode{&section, "/simulate"}, settings);
   const RunPlan plan = validate(settings, scenario.cluster, problems);
   problems.throw_if_any();
 

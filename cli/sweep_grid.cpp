@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/json_reader.hpp"
 #include "ringlab/topology/scenario.hpp"
 
 namespace ringlab::cli {
@@ -37,36 +38,24 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-/// Collects problems at JSON pointers of the sweep file.
-class Checker {
- public:
-  explicit Checker(const std::string& file) : problems_(file) {}
-  void add(const std::string& at, const std::string& message) { problems_.add(at, message); }
-  ProblemList& problems() { return problems_; }
+// Unknown keys of `object` (at JSON pointer `at`) are reported with the accepted ones.
+void check_keys(JsonReader& c, const Json& object, const std::string& at,
+                std::initializer_list<std::string_view> keys) {
+  c.check_keys(JsonNode{&object, at}, keys);
+}
 
-  /// Unknown keys of an object are reported with the accepted ones.
-  void check_keys(const Json& object, const std::string& at, const std::vector<std::string>& keys) {
-    for (const auto& [key, value] : object.items())
-      if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        add(at + "/" + key, "unknown key; expected one of " + join(keys));
+std::optional<Pointer> read_pointer(JsonReader& c, const Json& v, const std::string& at, const std::string& example) {
+  if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>()[0] != '/') {
+    c.add(at, "expected a JSON pointer string such as \"" + example + "\"");
+    return std::nullopt;
   }
-
-  std::optional<Pointer> pointer(const Json& v, const std::string& at, const std::string& example) {
-    if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>()[0] != '/') {
-      add(at, "expected a JSON pointer string such as \"" + example + "\"");
-      return std::nullopt;
-    }
-    try {
-      return Pointer(v.get<std::string>());
-    } catch (const Json::exception&) {
-      add(at, "not a valid JSON pointer (a '~' must be written ~0 and a '/' in a key ~1)");
-      return std::nullopt;
-    }
+  try {
+    return Pointer(v.get<std::string>());
+  } catch (const Json::exception&) {
+    c.add(at, "not a valid JSON pointer (a '~' must be written ~0 and a '/' in a key ~1)");
+    return std::nullopt;
   }
-
- private:
-  ProblemList problems_;
-};
+}
 
 // Rounds a non-integer range value to kRangeDigits significant digits.
 double round_digits(double v) {
@@ -96,8 +85,8 @@ std::vector<Json> real_range(double from, double to, double by, bool times) {
 }
 
 // {"from": a, "to": b, "times": f} or {"from": a, "to": b, "step": s} into its values.
-std::vector<Json> expand_range(const Json& range, const std::string& at, Checker& c) {
-  c.check_keys(range, at, {"from", "to", "times", "step"});
+std::vector<Json> expand_range(const Json& range, const std::string& at, JsonReader& c) {
+  check_keys(c, range, at, {"from", "to", "times", "step"});
   const bool times = range.contains("times");
   if (times == range.contains("step")) {
     c.add(at, "expected exactly one of \"times\" (from, from*times, ...) or \"step\" (from, from+step, ...)");
@@ -114,11 +103,11 @@ std::vector<Json> expand_range(const Json& range, const std::string& at, Checker
   const double from = range["from"].get<double>();
   const double to = range["to"].get<double>();
   const double by = range[how].get<double>();
-  const std::size_t problems = c.problems().size();
+  const std::size_t problems = c.problem_count();
   if (to < from) c.add(at + "/to", "expected \"to\" >= \"from\"");
   if (times && (by <= 1 || from <= 0)) c.add(at, "a \"times\" range needs \"times\" > 1 and \"from\" > 0");
   if (!times && by <= 0) c.add(at + "/step", "expected a step > 0");
-  if (c.problems().size() != problems) return {};
+  if (c.problem_count() != problems) return {};
   std::vector<Json> values = range["from"].is_number_integer() && range["to"].is_number_integer() &&
                                      range[how].is_number_integer()
                                  ? integer_range(range["from"].get<std::int64_t>(), range["to"].get<std::int64_t>(),
@@ -133,15 +122,15 @@ bool same_kind(const Json& a, const Json& b) {
   return (a.is_number() && b.is_number()) || a.type() == b.type();
 }
 
-std::optional<SweepAxis> read_axis(const Json& entry, const std::string& at, const Json& base, Checker& c) {
+std::optional<SweepAxis> read_axis(const Json& entry, const std::string& at, const Json& base, JsonReader& c) {
   if (!entry.is_object()) {
     c.add(at, "expected an object {\"pointer\": \"/simulate/algorithm\", \"values\": [...]}");
     return std::nullopt;
   }
-  c.check_keys(entry, at, {"pointer", "values", "name"});
+  check_keys(c, entry, at, {"pointer", "values", "name"});
   SweepAxis axis;
   const std::optional<Pointer> pointer =
-      c.pointer(entry.value("pointer", Json()), at + "/pointer", "/cluster/generate/nodes");
+      read_pointer(c, entry.value("pointer", Json()), at + "/pointer", "/cluster/generate/nodes");
   const Json* target = nullptr;
   if (pointer) {
     try {
@@ -176,7 +165,7 @@ std::optional<SweepAxis> read_axis(const Json& entry, const std::string& at, con
 }
 
 // "zip": [["/a", "/b"], ...]: groups of axis pointers that vary together.
-std::vector<std::vector<std::size_t>> read_zip(const Json& zip, const std::vector<SweepAxis>& axes, Checker& c) {
+std::vector<std::vector<std::size_t>> read_zip(const Json& zip, const std::vector<SweepAxis>& axes, JsonReader& c) {
   std::vector<std::vector<std::size_t>> groups;
   if (!zip.is_array()) {
     c.add("/zip", "expected a list of groups of axis pointers, e.g. [[\"/a\", \"/b\"]]");
@@ -238,7 +227,7 @@ std::vector<std::vector<std::size_t>> make_factors(std::size_t axis_count,
   return factors;
 }
 
-std::vector<SweepMetric> read_metrics(const Json& metrics, Checker& c) {
+std::vector<SweepMetric> read_metrics(const Json& metrics, JsonReader& c) {
   std::vector<SweepMetric> out;
   if (!metrics.is_array() || metrics.empty()) {
     c.add("/metrics", "expected a non-empty list of JSON pointers into the result, e.g. [\"/results/0/time_us\"]");
@@ -249,11 +238,11 @@ std::vector<SweepMetric> read_metrics(const Json& metrics, Checker& c) {
     const Json& m = metrics[i];
     SweepMetric metric;
     if (m.is_object()) {
-      c.check_keys(m, at, {"name", "pointer"});
-      if (auto p = c.pointer(m.value("pointer", Json()), at + "/pointer", "/results/0/time_us")) metric.pointer = *p;
+      check_keys(c, m, at, {"name", "pointer"});
+      if (auto p = read_pointer(c, m.value("pointer", Json()), at + "/pointer", "/results/0/time_us")) metric.pointer = *p;
       if (m.contains("name") && m["name"].is_string() && !m["name"].get<std::string>().empty()) metric.name = m["name"].get<std::string>();
       else c.add(at + "/name", "expected a non-empty string");
-    } else if (auto p = c.pointer(m, at, "/results/0/time_us")) {
+    } else if (auto p = read_pointer(c, m, at, "/results/0/time_us")) {
       metric.pointer = *p;
       metric.name = p->back();
     }
@@ -262,17 +251,13 @@ std::vector<SweepMetric> read_metrics(const Json& metrics, Checker& c) {
   return out;
 }
 
-std::int64_t read_max_points(const Json& document, Checker& c) {
-  if (!document.contains("max_points")) return kDefaultMaxPoints;
-  const Json& v = document["max_points"];
-  if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= kMaxPointsCeiling)
-    return v.get<std::int64_t>();
-  c.add("/max_points", "expected an integer from 1 to " + std::to_string(kMaxPointsCeiling));
-  return kDefaultMaxPoints;
+std::int64_t read_max_points(const Json& document, JsonReader& c) {
+  const auto read = [&](const JsonNode& n) { return c.integer(n, 1, kMaxPointsCeiling); };
+  return c.optional_member(JsonNode{&document, ""}, "max_points", read).value_or(kDefaultMaxPoints);
 }
 
 // Column names must be unique: they head the CSV and key the JSON.
-void check_columns(const SweepSpec& spec, Checker& c) {
+void check_columns(const SweepSpec& spec, JsonReader& c) {
   std::map<std::string, std::string> seen{{"error", "the error column"}};
   auto check = [&](const std::string& name, const std::string& at) {
     if (name.empty()) return;
@@ -284,7 +269,7 @@ void check_columns(const SweepSpec& spec, Checker& c) {
 }
 
 // The base scenario: inline, or a file relative to the sweep file's folder.
-void read_base(const Json& document, SweepSpec& spec, Checker& c) {
+void read_base(const Json& document, SweepSpec& spec, JsonReader& c) {
   spec.base_source = spec.file;
   if (!document.contains("base")) return c.add("", "missing \"base\": a scenario file or an inline scenario object");
   const Json& base = document["base"];
@@ -305,7 +290,7 @@ void read_base(const Json& document, SweepSpec& spec, Checker& c) {
   if (!spec.base.is_object()) c.add("/base", "'" + spec.base_source + "' does not hold a JSON object");
 }
 
-std::int64_t count_points(const SweepSpec& spec, std::int64_t max_points, Checker& c) {
+std::int64_t count_points(const SweepSpec& spec, std::int64_t max_points, JsonReader& c) {
   std::int64_t count = 1;
   std::string sizes;
   for (const auto& factor : spec.factors) {
@@ -333,14 +318,15 @@ std::string csv_cell(const Json& v) {
 }  // namespace
 
 SweepSpec parse_sweep(const Json& document, const std::string& file, const SweepCommands& commands) {
-  Checker c(file);
+  ProblemList problems(file);
+  JsonReader c(problems);
   SweepSpec spec;
   spec.file = file;
   if (!document.is_object()) {
     c.add("", "expected a JSON object with \"base\", \"command\" and \"axes\" (see docs/sweep.md)");
-    c.problems().throw_if_any();
+    problems.throw_if_any();
   }
-  c.check_keys(document, "", {"ringlab", "description", "base", "command", "axes", "zip", "metrics", "max_points"});
+  check_keys(c, document, "", {"ringlab", "description", "base", "command", "axes", "zip", "metrics", "max_points"});
   if (document.value("ringlab", Json()) != Json(1)) c.add("/ringlab", "expected \"ringlab\": 1 (the format version)");
   std::vector<std::string> names;
   for (const auto& [name, defaults] : commands) names.push_back(name);
@@ -373,8 +359,8 @@ SweepSpec parse_sweep(const Json& document, const std::string& file, const Sweep
   }
   check_columns(spec, c);
   const std::int64_t max_points = read_max_points(document, c);
-  if (c.problems().empty()) spec.point_count = count_points(spec, max_points, c);
-  c.problems().throw_if_any();
+  if (problems.empty()) spec.point_count = count_points(spec, max_points, c);
+  problems.throw_if_any();
   return spec;
 }
 

@@ -8,13 +8,10 @@
 
 #include "ringlab/topology/error.hpp"
 #include "scenario_cluster.hpp"
-#include "scenario_json.hpp"
+#include "ringlab/topology/json_reader.hpp"
 
 namespace ringlab {
 namespace {
-
-using detail::JsonNode;
-using detail::JsonReader;
 
 constexpr std::string_view kDefaultScenario = R"({
   "ringlab": 1,

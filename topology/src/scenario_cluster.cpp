@@ -19,8 +19,8 @@
 namespace ringlab::detail {
 namespace {
 
-constexpr std::int64_t kIntMin = std::numeric_limits<int>::min();
-constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr int kIntMin = std::numeric_limits<int>::min();
+constexpr int kIntMax = std::numeric_limits<int>::max();
 constexpr std::int64_t kMaxLinkLanes = 1024;  // sanity bound on the lanes of one explicit link
 constexpr std::size_t kMaxNamesShown = 8;     // names listed in one message before "and N more"
 
@@ -69,13 +69,7 @@ class ClusterReader {
 
   // ---- small typed reads ----
 
-  void read_int(const JsonNode& obj, std::string_view key, int& field) {
-    if (auto v = r_.optional_member(obj, key, [&](const JsonNode& n) { return r_.integer(n, kIntMin, kIntMax); }))
-      field = int(*v);
-  }
-  void read_bool(const JsonNode& obj, std::string_view key, bool& field) {
-    if (auto v = r_.optional_member(obj, key, [&](const JsonNode& n) { return r_.boolean(n); })) field = *v;
-  }
+  void read_int(const JsonNode& obj, std::string_view key, int& field) { r_.field(obj, key, field, kIntMin, kIntMax); }
   std::optional<LinkKind> link_kind(const JsonNode& n) {
     return r_.name<LinkKind>(n, find_link_kind, "link kind", link_kind_names());
   }
@@ -177,7 +171,7 @@ class ClusterReader {
       n.transport = *t;
     read_int(node, "gpus", n.gpus);
     read_int(node, "nvlinks", n.nvlinks);
-    read_bool(node, "nvswitch_reduction", n.nvswitch_reduction);
+    r_.field(node, "nvswitch_reduction", n.nvswitch_reduction);
     read_int(node, "cpus", n.cpus);
     read_int(node, "pcie_lanes", n.pcie_lanes);
     read_int(node, "pcie_switches", n.pcie_switches);
@@ -223,7 +217,7 @@ class ClusterReader {
     if (auto n = r_.member(node, "prefix")) {
       if (auto text = r_.string(*n, "a switch and rack name prefix")) f.prefix = *text;
     }
-    read_bool(node, "in_network_reduction", f.in_network_reduction);
+    r_.field(node, "in_network_reduction", f.in_network_reduction);
     read_int(node, "nodes_per_leaf", f.nodes_per_leaf);
     read_int(node, "spines", f.spines);
     read_int(node, "leaves_per_pod", f.leaves_per_pod);
@@ -346,7 +340,7 @@ class ClusterReader {
           return r_.name<GpuModel>(n, find_gpu_model, "GPU model", gpu_model_names());
         }))
       d.gpu_model = *m;
-    read_bool(e, "in_network_reduction", d.in_network_reduction);
+    r_.field(e, "in_network_reduction", d.in_network_reduction);
     if (!declared) return;
     if (r_.problem_count() != before || !kind) {
       broken_devices_.insert(*name);

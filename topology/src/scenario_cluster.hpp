@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ringlab/topology/topology.hpp"
-#include "scenario_json.hpp"
+#include "ringlab/topology/json_reader.hpp"
 
 namespace ringlab::detail {
 

@@ -1,9 +1,11 @@
-// JsonReader (private to the scenario loader): typed access to a parsed JSON document that records a
-// Problem (JSON pointer + what was expected) for every mismatch instead of throwing, so a loader can
-// keep going and report every problem of a file at once.
+// JsonReader: typed access to a parsed JSON document that records a Problem (RFC 6901 JSON pointer +
+// what was expected) for every mismatch instead of throwing, so a reader can keep going and report
+// every problem of a file at once. Shared by the scenario loader, the training sections, the
+// "simulate" section and sweep files.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,7 +16,7 @@
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/units.hpp"
 
-namespace ringlab::detail {
+namespace ringlab {
 
 /// A value in the document and its JSON pointer ("/cluster/links/3").
 struct JsonNode {
@@ -53,12 +55,33 @@ class JsonReader {
   /// Typed reads of a node; each records a problem and returns nullopt on a mismatch.
   std::optional<std::string> string(const JsonNode& node, std::string_view expected = "a string");
   std::optional<std::int64_t> integer(const JsonNode& node, std::int64_t lo, std::int64_t hi);
+  /// Any integer from 0 to UINT64_MAX.
+  std::optional<std::uint64_t> unsigned_integer(const JsonNode& node);
   std::optional<double> number(const JsonNode& node);
+  /// A number from lo to hi; `what` ("a probability") names it in the message.
+  std::optional<double> number(const JsonNode& node, double lo, double hi, std::string_view what = "a number");
   std::optional<bool> boolean(const JsonNode& node);
   /// A string with a unit, e.g. "400Gbps"; must be > 0.
   std::optional<Bandwidth> bandwidth(const JsonNode& node);
   /// A string with a unit, e.g. "1.5us"; must be >= 0.
   std::optional<Duration> duration(const JsonNode& node);
+
+  /// A string with a unit converted by `parse` (parse_bytes, ...), whose exception text becomes the
+  /// problem; `expected` describes the string ("a size with a unit such as \"25MiB\"").
+  template <typename Parse>
+  auto with_unit(const JsonNode& node, std::string_view expected, Parse parse)
+      -> std::optional<decltype(parse(std::string()))> {
+    const auto text = string(node, expected);
+    if (!text) return std::nullopt;
+    try {
+      return parse(*text);
+    } catch (const std::exception& e) {
+      add(node.path, e.what());
+    }
+    return std::nullopt;
+  }
+  /// A byte size with a unit, e.g. "25MiB".
+  std::optional<Bytes> bytes(const JsonNode& node);
 
   /// A name looked up with `find` (find_link_kind, ...); on a miss records
   /// `unknown <what> "<name>": expected one of <names>`.
@@ -71,6 +94,16 @@ class JsonReader {
     return std::nullopt;
   }
 
+  /// A value looked up with `find`; on a miss records `unknown value '<text>'; expected <expected>`.
+  template <typename Find>
+  auto choice(const JsonNode& node, Find find, const std::string& expected) -> decltype(find(std::string())) {
+    const auto text = string(node);
+    if (!text) return std::nullopt;
+    if (auto found = find(*text)) return found;
+    add(node.path, "unknown value '" + *text + "'; expected " + expected);
+    return std::nullopt;
+  }
+
   /// Reads member `key` of `object` with `read` when present; nullopt when absent or invalid.
   template <typename Read>
   auto optional_member(const JsonNode& object, std::string_view key, Read read) -> decltype(read(object)) {
@@ -78,9 +111,27 @@ class JsonReader {
     return std::nullopt;
   }
 
+  /// Section fields: overwrite `into` with member `key` of `object` when it is present and valid, and
+  /// leave `into` (the default) otherwise; a mismatch is recorded. Precondition as member().
+  void field(const JsonNode& object, std::string_view key, std::string& into);
+  void field(const JsonNode& object, std::string_view key, bool& into);
+  void field(const JsonNode& object, std::string_view key, int& into, int lo, int hi);
+  void field(const JsonNode& object, std::string_view key, std::uint64_t& into);
+  void field(const JsonNode& object, std::string_view key, double& into, double lo, double hi,
+             std::string_view what = "a number");
+  void field(const JsonNode& object, std::string_view key, Bytes& into);
+  /// A field looked up with `find`, as choice().
+  template <typename T, typename Find>
+  void choice_field(const JsonNode& object, std::string_view key, T& into, Find find, const std::string& expected) {
+    if (auto v = optional_member(object, key, [&](const JsonNode& n) { return choice(n, find, expected); })) into = *v;
+  }
+  /// Member `key` of `object` as an object node: a shared empty object when absent, and also (after
+  /// recording the mismatch) when it is not an object, so that its fields keep their defaults.
+  JsonNode section(const JsonNode& object, std::string_view key);
+
  private:
   void wrong_type(const JsonNode& node, std::string_view expected);
   ProblemList& problems_;
 };
 
-}  // namespace ringlab::detail
+}  // namespace ringlab

@@ -1,9 +1,11 @@
-// JsonReader: typed, problem-collecting access to scenario JSON (see scenario_json.hpp).
-#include "scenario_json.hpp"
+// JsonReader: typed, problem-collecting access to JSON documents (see json_reader.hpp).
+#include "ringlab/topology/json_reader.hpp"
 
 #include <cmath>
+#include <limits>
+#include <sstream>
 
-namespace ringlab::detail {
+namespace ringlab {
 namespace {
 
 constexpr std::size_t kMaxShownValue = 40;  // characters of a wrong value quoted in a message
@@ -14,6 +16,13 @@ std::string describe(const nlohmann::json& value) {
   std::string text = value.dump();
   if (text.size() > kMaxShownValue) text = text.substr(0, kMaxShownValue) + "...";
   return std::string(value.type_name()) + " " + text;
+}
+
+// 1e+13, 0.5, 2: range ends as a reader would write them.
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
 }
 
 }  // namespace
@@ -108,6 +117,20 @@ std::optional<double> JsonReader::number(const JsonNode& node) {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> JsonReader::unsigned_integer(const JsonNode& node) {
+  // Values built in code (not parsed) may be signed even when non-negative.
+  if (node->is_number_unsigned() || (node->is_number_integer() && node->get<std::int64_t>() >= 0))
+    return node->get<std::uint64_t>();
+  wrong_type(node, "an integer from 0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max()));
+  return std::nullopt;
+}
+
+std::optional<double> JsonReader::number(const JsonNode& node, double lo, double hi, std::string_view what) {
+  if (node->is_number() && node->get<double>() >= lo && node->get<double>() <= hi) return node->get<double>();
+  wrong_type(node, std::string(what) + " from " + format_number(lo) + " to " + format_number(hi));
+  return std::nullopt;
+}
+
 std::optional<bool> JsonReader::boolean(const JsonNode& node) {
   if (node->is_boolean()) return node->get<bool>();
   wrong_type(node, "true or false");
@@ -151,4 +174,40 @@ std::optional<Duration> JsonReader::duration(const JsonNode& node) {
   return std::nullopt;
 }
 
-}  // namespace ringlab::detail
+std::optional<Bytes> JsonReader::bytes(const JsonNode& node) {
+  return with_unit(node, "a size with a unit such as \"25MiB\"", [](const std::string& text) { return parse_bytes(text); });
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, std::string& into) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return string(n); })) into = *v;
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, bool& into) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return boolean(n); })) into = *v;
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, int& into, int lo, int hi) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return integer(n, lo, hi); })) into = int(*v);
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, std::uint64_t& into) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return unsigned_integer(n); })) into = *v;
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, double& into, double lo, double hi,
+                       std::string_view what) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return number(n, lo, hi, what); })) into = *v;
+}
+
+void JsonReader::field(const JsonNode& object, std::string_view key, Bytes& into) {
+  if (auto v = optional_member(object, key, [&](const JsonNode& n) { return bytes(n); })) into = *v;
+}
+
+JsonNode JsonReader::section(const JsonNode& object, std::string_view key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  auto node = member(object, key);
+  if (node && expect_object(*node)) return *node;
+  return JsonNode{&kEmpty, child_path(object.path, key)};
+}
+
+}  // namespace ringlab
