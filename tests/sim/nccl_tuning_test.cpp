@@ -138,7 +138,8 @@ TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple pl
   CHECK(row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::Simple)
             .latency.microseconds() == Approx(lat));
   // Past 64 B per channel per rank the ring plateau factor 1.4 applies (compute capability >= 8.0).
-  const NcclEstimate& big = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Ring, Protocol::Simple);
+  const std::vector<NcclEstimate> big_rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  const NcclEstimate& big = row(big_rows, NcclAlgorithm::Ring, Protocol::Simple);
   CHECK(big.latency.microseconds() == Approx(lat * 1.4));
   // Network-bound: busBw = 4 channels x min(450, 50)/4 GB/s.
   CHECK(big.bandwidth.gigabytes_per_second() == Approx(50.0 * 32 / 62));
