@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/simulator.hpp"
@@ -34,6 +35,10 @@
 using namespace ringlab;
 using namespace ringlab::sim;
 using namespace ringlab::literals;
+using ringlab::bench::median;
+using ringlab::bench::peak_rss_mib;
+using ringlab::bench::Stopwatch;
+using ringlab::bench::Timing;
 
 namespace {
 
@@ -96,42 +101,6 @@ double flat_ring_ops(const Case& c) {
 }
 
 double physical_memory_bytes() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
-
-double user_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) * 1e-6;
-}
-
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_maxrss) / 1024.0;
-}
-
-/// Wall and user-CPU seconds of one phase.
-struct Timing {
-  double wall = 0;
-  double cpu = 0;
-};
-
-class Stopwatch {
- public:
-  Stopwatch() : wall_(std::chrono::steady_clock::now()), cpu_(user_cpu_seconds()) {}
-  Timing elapsed() const {
-    return Timing{std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count(),
-                  user_cpu_seconds() - cpu_};
-  }
-
- private:
-  std::chrono::steady_clock::time_point wall_;
-  double cpu_;
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 

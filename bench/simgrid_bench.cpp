@@ -5,15 +5,13 @@
 // is its child process's, from RUSAGE_CHILDREN, plus the parent's share), the speed ratio
 // SimGrid / ringlab, and both simulated times with their relative difference (pure model).
 // Usage: ringlab_simgrid_bench [--ranks N] [--repeat N] [--model pure|default]
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench_clock.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/simgrid_engine.hpp"
 #include "ringlab/sim/simulator.hpp"
@@ -31,44 +29,29 @@ constexpr int kNodesPerLeaf = 4;
 constexpr int kSpines = 8;
 constexpr Bytes kMessage = 1_GiB;
 
-struct Timing {
-  double wall = 0;  ///< seconds
-  double cpu = 0;   ///< user seconds, this process and its waited-for children
+/// One engine's run: its clock times and the simulated time.
+struct Run {
+  bench::Timing timing;
   Duration simulated;
 };
 
-double user_seconds() {
-  double total = 0;
-  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
-    rusage u{};
-    getrusage(who, &u);
-    total += double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) * 1e-6;
-  }
-  return total;
-}
-
-template <typename F> Timing measure(F run) {
-  const double cpu0 = user_seconds();
-  const auto t0 = std::chrono::steady_clock::now();
+template <typename F> Run measure(F run) {
+  const bench::Stopwatch watch;
   const Result r = run();
-  Timing t;
-  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  t.cpu = user_seconds() - cpu0;
-  t.simulated = r.time;
-  return t;
+  return Run{watch.elapsed(), r.time};
 }
 
-Timing median(std::vector<Timing> runs) {
-  auto mid = [&](auto key) {
-    std::sort(runs.begin(), runs.end(), [&](const Timing& a, const Timing& b) { return key(a) < key(b); });
-    return runs[runs.size() / 2];
-  };
-  Timing m = mid([](const Timing& t) { return t.wall; });
-  m.cpu = mid([](const Timing& t) { return t.cpu; }).cpu;
-  return m;
+/// Median wall and median CPU time of the runs (each taken separately), and the simulated time.
+Run median(const std::vector<Run>& runs) {
+  std::vector<double> wall, cpu;
+  for (const Run& r : runs) {
+    wall.push_back(r.timing.wall);
+    cpu.push_back(r.timing.cpu);
+  }
+  return Run{{bench::median(wall), bench::median(cpu)}, runs.front().simulated};
 }
 
-void bench(int ranks, int repeat, SimgridModel model) {
+void compare_engines(int ranks, int repeat, SimgridModel model) {
   ClusterSpec spec;
   spec.nodes = ranks / kGpusPerNode;
   spec.node = node_template(NodeTemplate::DgxH100);
@@ -81,15 +64,16 @@ void bench(int ranks, int repeat, SimgridModel model) {
   const Schedule schedule = build_schedule(topology, topology.gpus(), collective);
   SimOptions options;
   options.calibration.model_compute = false;
-  std::vector<Timing> ours, theirs;
+  std::vector<Run> ours, theirs;
   for (int i = 0; i < repeat; ++i) {
     ours.push_back(measure([&] { return Simulator(topology, options).run(schedule); }));
     theirs.push_back(measure([&] { return SimgridSimulator(topology, options, model).run(schedule); }));
   }
-  const Timing a = median(ours);
-  const Timing b = median(theirs);
+  const Run a = median(ours);
+  const Run b = median(theirs);
   std::printf("%5d %9zu %10.3f %10.3f %10.3f %10.3f %8.1fx %8.1fx %14.3f %14.3f %+9.5f%%\n", ranks,
-              schedule.ops().size(), a.wall, a.cpu, b.wall, b.cpu, b.wall / a.wall, b.cpu / std::max(a.cpu, 1e-6),
+              schedule.ops().size(), a.timing.wall, a.timing.cpu, b.timing.wall, b.timing.cpu, b.timing.wall / a.timing.wall,
+              b.timing.cpu / std::max(a.timing.cpu, 1e-6),
               a.simulated.microseconds(), b.simulated.microseconds(),
               (b.simulated / a.simulated - 1.0) * 100.0);
   std::fflush(stdout);
@@ -115,6 +99,6 @@ int main(int argc, char** argv) {
   std::printf("%5s %9s %10s %10s %10s %10s %9s %9s %14s %14s %10s\n", "ranks", "ops", "ringlab_s", "ringlab_cpu",
               "simgrid_s", "simgrid_cpu", "wall_x", "cpu_x", "ringlab_us", "simgrid_us", "diff");
   for (int ranks : kRankCounts)
-    if (only == 0 || only == ranks) bench(ranks, repeat, model);
+    if (only == 0 || only == ranks) compare_engines(ranks, repeat, model);
   return 0;
 }
