@@ -17,6 +17,8 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/rank_order.hpp"
+#include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/report.hpp"
 #include "ringlab/sim/simgrid_engine.hpp"
@@ -50,6 +52,8 @@ struct SimulateSettings {
   int root = 0;
   std::uint64_t seed = 0;
   bool no_compute = false;
+  std::optional<JsonNode> rank_order;  // "rank_order" as written, read against the cluster in validate()
+  std::string rank_order_file;         // --rank-order FILE, which replaces it
 };
 
 struct CommandLine {
@@ -58,6 +62,7 @@ struct CommandLine {
   std::string output;
   std::string trace;
   bool print_schedule = false;
+  std::string rank_order_file;  ///< --rank-order (relative to the working directory); wins over the section's
   /// Settings given on the command line, keyed as in the "simulate" section; merged over it.
   nlohmann::json overrides = nlohmann::json::object();
 };
@@ -80,7 +85,7 @@ struct RunPlan {
   int root = 0;
   std::uint64_t seed = 0;
   bool model_compute = true;
-  std::vector<DeviceId> ranks;
+  RankOrder order;
 };
 
 constexpr std::int64_t kMaxSweepSizes = 64;
@@ -131,7 +136,7 @@ std::vector<Bytes> parse_sizes(const std::string& text) {
 void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
   r.check_keys(section, {"collective", "algorithm", "sizes", "dtype", "compression", "protocol", "calibration",
                          "hierarchy", "inter", "ecmp", "chunk", "channels", "ranks", "root", "seed", "compute",
-                         "engine", "simgrid_model"});
+                         "engine", "simgrid_model", "rank_order"});
   for (auto [key, into] : {std::pair{"collective", &s.collective}, {"algorithm", &s.algorithm}, {"sizes", &s.sizes},
                            {"dtype", &s.dtype}, {"compression", &s.compression}, {"protocol", &s.protocol},
                            {"calibration", &s.calibration}, {"hierarchy", &s.hierarchy}, {"inter", &s.inter},
@@ -146,6 +151,7 @@ void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
   bool compute = !s.no_compute;
   r.field(section, "compute", compute);
   s.no_compute = !compute;
+  s.rank_order = r.member(section, "rank_order");
 }
 
 template <typename T, typename F>
@@ -155,7 +161,8 @@ T lookup(const std::string& value, F find, const char* where, const std::string&
   return T{};
 }
 
-RunPlan validate(const SimulateSettings& s, const Topology& topology, ProblemList& problems) {
+RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader& reader, ProblemList& problems) {
+  const Topology& topology = scenario.cluster;
   RunPlan plan;
   plan.collective = lookup<Collective>(s.collective, find_collective, "/simulate/collective",
                                        "allreduce, reducescatter, allgather, broadcast or reduce", problems);
@@ -198,15 +205,15 @@ RunPlan validate(const SimulateSettings& s, const Topology& topology, ProblemLis
   const int want = s.ranks == 0 ? int(gpus.size()) : s.ranks;
   if (want < 1 || want > int(gpus.size()))
     problems.add("/simulate/ranks", "expected 1 to " + std::to_string(gpus.size()) + " ranks (the cluster's GPUs)");
-  else plan.ranks.assign(gpus.begin(), gpus.begin() + want);
+  else plan.order = declaration_order(topology, want);
+  if (!s.rank_order_file.empty() && want >= 1 && want <= int(gpus.size())) {
+    plan.order = load_rank_order(topology, s.rank_order_file, s.ranks);
+  } else if (s.rank_order && want >= 1 && want <= int(gpus.size())) {
+    if (auto order = read_rank_order(topology, reader, *s.rank_order, s.ranks, scenario.file)) plan.order = std::move(*order);
+    if (plan.order.source.starts_with("/")) plan.order.source = "scenario " + plan.order.source;
+  }
   if (plan.root < 0 || plan.root >= std::max(want, 1)) problems.add("/simulate/root", "expected a rank index below the rank count");
   return plan;
-}
-
-// Rounds a size down to whole elements (at least one), as nccl-tests derives count from size.
-Bytes whole_elements(Bytes size, const Payload& payload) {
-  const std::int64_t e = payload.element_bytes();
-  return Bytes{std::max<std::int64_t>(1, size.count() / e) * e};
 }
 
 std::string nccl_type_name(DataType t) {
@@ -225,59 +232,41 @@ struct SizeRun {
   std::optional<Schedule> schedule;  ///< kept only when asked for (a trace, --print-schedule)
 };
 
-/// One message size. `keep_schedule` keeps the explicit schedule (and records the timeline) for a
-/// trace or a listing; otherwise flat rings run from a compact schedule.
+/// One message size through run_collective(). `keep_schedule` keeps the explicit schedule (and
+/// records the timeline) for a trace or a listing; otherwise flat rings run from a compact schedule.
 SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool keep_schedule, const std::string& where) {
-  CollectiveSpec spec;
-  spec.collective = plan.collective;
-  spec.algorithm = plan.algorithm;
-  spec.message = whole_elements(size, plan.payload);
-  spec.payload = plan.payload;
-  spec.channels = plan.channels;
-  spec.chunk = plan.chunk;
-  spec.root = plan.root;
-  spec.hierarchy = plan.hierarchy;
-  spec.inter = plan.inter;
-  SimOptions options;
-  options.ecmp = plan.ecmp;
-  options.ecmp_seed = plan.seed;
-  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
-  options.calibration.model_compute = plan.model_compute;
-  options.protocol = plan.protocol;
-  options.record_timeline = keep_schedule;
-  int channels = plan.channels;
-  if (plan.algorithm == Algorithm::Nccl) {
-    const NcclChoice choice = nccl_choose(topology, plan.ranks, plan.collective, spec.message, spec.payload);
-    options.protocol = choice.protocol;
-    channels = choice.channels;
-  }
-  std::optional<Schedule> schedule;
+  CollectiveRequest request;
+  request.collective = plan.collective;
+  request.algorithm = plan.algorithm;
+  request.message = size;
+  request.payload = plan.payload;
+  request.order = plan.order;
+  request.channels = plan.channels;
+  request.chunk = plan.chunk;
+  request.root = plan.root;
+  request.hierarchy = plan.hierarchy;
+  request.inter = plan.inter;
+  request.options.ecmp = plan.ecmp;
+  request.options.ecmp_seed = plan.seed;
+  request.options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  request.options.calibration.model_compute = plan.model_compute;
+  request.options.protocol = plan.protocol;
+  request.keep_schedule = keep_schedule;
+  std::optional<SimgridEngine> simgrid;
+  if (plan.simgrid) request.engine = &simgrid.emplace(plan.simgrid_model);
+  CollectiveOutcome outcome = run_collective(topology, request);
+  if (!outcome.applicable())
+    throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);
   ReportRow row;
-  try {
-    if (keep_schedule || plan.simgrid) {
-      schedule.emplace(build_schedule(topology, plan.ranks, spec));
-    } else {
-      Simulator simulator(topology, options);
-      row.result = simulate_collective(simulator, plan.ranks, spec);
-    }
-  } catch (const std::invalid_argument& e) {
-    throw InputError(where, "/simulate/algorithm", e.what());
-  }
-  try {
-    if (schedule)
-      row.result = plan.simgrid ? SimgridSimulator(topology, options, plan.simgrid_model).run(*schedule)
-                                : Simulator(topology, options).run(*schedule);
-  } catch (const std::invalid_argument& e) {  // SimGrid: channels of one pair on different ECMP paths
-    throw InputError(where, "/simulate/engine", e.what());
-  }
+  row.result = std::move(*outcome.result);
   row.type = nccl_type_name(plan.payload.dtype);
   row.element_size = int(plan.payload.element_bytes());
   const bool reduces = plan.collective != Collective::AllGather && plan.collective != Collective::Broadcast;
   row.redop = reduces ? "sum" : "none";
   row.root = plan.collective == Collective::Broadcast || plan.collective == Collective::Reduce ? plan.root : -1;
-  row.protocol = std::string(to_string(options.protocol));
-  row.channels = channels;
-  return SizeRun{std::move(row), std::move(*schedule)};
+  row.protocol = std::string(to_string(outcome.protocol));
+  row.channels = outcome.channels;
+  return SizeRun{std::move(row), std::move(outcome.schedule)};
 }
 
 /// A finished run: the report header and one row per size, plus the last size's schedule for a trace.
@@ -296,7 +285,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   section.update(c.overrides);
   JsonReader reader(problems);
   read_section(reader, JsonNode{&section, "/simulate"}, settings);
-  const RunPlan plan = validate(settings, scenario.cluster, problems);
+  settings.rank_order_file = c.rank_order_file;
+  const RunPlan plan = validate(settings, scenario, reader, problems);
   problems.throw_if_any();
 
   std::vector<ReportRow> rows;
@@ -314,7 +304,10 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   header.scenario = scenario.name.empty() ? where : scenario.name;
   header.collective = std::string(to_string(plan.collective));
   header.algorithm = std::string(to_string(plan.algorithm));
-  header.ranks = int(plan.ranks.size());
+  header.ranks = plan.order.size();
+  header.order_source = plan.order.source;
+  header.order_digest = plan.order.digest(scenario.cluster);
+  header.order = plan.order.to_json(scenario.cluster);
   header.calibration = plan.nccl_calibration ? "nccl" : "pure";
   if (plan.simgrid) header.notes = "engine simgrid (" + std::string(to_string(plan.simgrid_model)) + " model)";
   if (plan.payload.compression.kind != CompressionKind::None)
@@ -371,7 +364,10 @@ void add_simulate_command(CLI::App& app) {
   text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
   count("--channels", "channels", "parallel rings/trees");
   text("--chunk", "chunk", "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
-  count("--ranks", "ranks", "use the first N GPUs (default: all)");
+  count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+  sim->add_option_function<std::string>(
+      "--rank-order", [c](const std::string& v) { c->rank_order_file = v; },
+      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
   count("--root", "root", "root rank for broadcast/reduce");
   text("--hierarchy", "hierarchy", "hierarchical: leader or rail");
   text("--inter", "inter", "hierarchical: ring or tree between nodes");

@@ -5,6 +5,7 @@
 // Settings come from the scenario's "workload", "strategy" and "train" sections; command-line
 // options write the keys they override (--model -> /workload/model, --strategy -> /strategy/name,
 // --batch -> /train/batch, ...), so problems name the same JSON paths either way.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -76,7 +77,12 @@ void add_train_command(CLI::App& app) {
   text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO");
   count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)");
   count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step");
-  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs (default: all)");
+  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+  // The section's "rank_order" string is a file relative to the scenario; the option's is relative to
+  // the working directory, so it is made absolute.
+  cmd->add_option_function<std::string>(
+      "--rank-order", [c](const std::string& v) { c->train["rank_order"] = std::filesystem::absolute(v).string(); },
+      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
   cmd->add_flag_callback("--no-overlap", [c] { c->strategy["overlap"] = false; },
                          "issue collectives only after backward");
   cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)");

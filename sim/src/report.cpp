@@ -42,6 +42,7 @@ void write_table(std::ostream& out, const ReportHeader& h, std::span<const Repor
   out << "# ringlab simulate: " << h.collective << ", algorithm " << h.algorithm << ", " << h.ranks
       << " ranks, calibration " << h.calibration << '\n';
   out << "# scenario: " << h.scenario << '\n';
+  out << "# rank order: " << h.order_source << (h.order_digest.empty() ? "" : " (digest " + h.order_digest + ")") << '\n';
   if (!h.notes.empty()) out << "# " << h.notes << '\n';
   out << "# in-place equals out-of-place in simulation; #wrong is N/A (no data is checked)\n#\n";
   out << "#                                                              out-of-place                       in-place"
@@ -69,6 +70,7 @@ void write_json(std::ostream& out, const ReportHeader& h, std::span<const Report
   doc["algorithm"] = h.algorithm;
   doc["ranks"] = h.ranks;
   doc["calibration"] = h.calibration;
+  doc["rank_order"] = {{"source", h.order_source}, {"digest", h.order_digest}, {"order", h.order}};
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const ReportRow& row : rows) {
     const Result& r = row.result;

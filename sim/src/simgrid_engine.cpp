@@ -584,4 +584,10 @@ Result SimgridSimulator::run(const Schedule& schedule) const {
   return result;
 }
 
+std::string SimgridEngine::name() const { return "simgrid (" + std::string(to_string(model_)) + " model)"; }
+
+Result SimgridEngine::run(const Topology& topology, const SimOptions& options, const Schedule& schedule) const {
+  return SimgridSimulator(topology, options, model_).run(schedule);
+}
+
 }  // namespace ringlab::sim

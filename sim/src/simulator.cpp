@@ -344,6 +344,8 @@ class Run {
   void dispatch(const Event& event);
   void reallocate();
   void verify_network() const;
+  /// Progress callback and cancellation check (SimOptions::progress, ::cancel).
+  void report_progress() const;
   const Path& path_of(OpId send, const Op& op);
   Duration compute_time(const Op& op) const;
   void set_start(OpId op, Duration t) {
@@ -547,15 +549,27 @@ Result Run<Dag>::execute() {
   dag_.for_each_initial([&](OpId id) { make_ready(id); });
   drain();
   reallocate();
+  const bool watched = options_.progress || options_.cancel;
+  std::uint64_t until_check = kProgressInterval;
   while (const auto event = queue_.step()) {
     dispatch(*event);
     drain();
     const auto next = queue_.next_time();
     if (!next || *next != event->time) reallocate();  // the instant is complete
+    if (watched && --until_check == 0) {
+      until_check = kProgressInterval;
+      report_progress();
+    }
   }
   if (completed_ != dag_.size())
     throw std::logic_error("simulator: schedule did not complete (unsatisfiable dependencies)");
   return collect();
+}
+
+template <class Dag>
+void Run<Dag>::report_progress() const {
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+  if (options_.progress) options_.progress(Progress{completed_, dag_.size(), queue_.processed()});
 }
 
 template <class Dag>

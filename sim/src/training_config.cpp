@@ -222,17 +222,21 @@ ComputeCalibration read_calibration(JsonReader& r, const JsonNode& t, const std:
 
 void read_train(JsonReader& r, const JsonNode& t, const Scenario& scenario, TrainJob& job) {
   r.check_keys(t, {"batch", "samples", "gpus", "gpu", "compute_calibration", "steps", "seed", "ecmp",
-                   "collective_compute", "stragglers", "reliability", "compare"});
+                   "collective_compute", "stragglers", "reliability", "compare", "rank_order"});
   r.field(t, "collective_compute", job.collective_compute);
   r.field(t, "batch", job.batch, 1, 1 << 20);
   r.field(t, "samples", job.samples, 0, 1e18, "a sample count");
   int gpus = 0;
   const std::vector<DeviceId> all = scenario.cluster.gpus();
   r.field(t, "gpus", gpus, 0, int(all.size()));
-  job.ranks.assign(all.begin(), all.begin() + (gpus > 0 ? gpus : int(all.size())));
-  if (job.ranks.empty()) r.add("/cluster", "the cluster has no GPUs to train on");
+  job.order = declaration_order(scenario.cluster, gpus);
+  if (const auto order = r.member(t, "rank_order")) {
+    if (auto read = read_rank_order(scenario.cluster, r, *order, gpus, scenario.file)) job.order = std::move(*read);
+    if (job.order.source.starts_with("/")) job.order.source = "scenario " + job.order.source;
+  }
+  if (job.order.ranks.empty()) r.add("/cluster", "the cluster has no GPUs to train on");
   const std::optional<GpuCompute> gpu = read_gpu(r, t);
-  for (DeviceId rank : job.ranks) job.rank_gpus.push_back(gpu ? *gpu : gpu_compute(scenario.cluster.device(rank).gpu_model));
+  for (DeviceId rank : job.order.ranks) job.rank_gpus.push_back(gpu ? *gpu : gpu_compute(scenario.cluster.device(rank).gpu_model));
   job.calibration = read_calibration(r, t, scenario.file);
   r.field(t, "steps", job.steps, 1, 100000);
   int seed = 1;

@@ -75,7 +75,9 @@ TrainReport run_training(const TrainJob& job, const Topology& topology, std::str
   TrainReport r;
   r.scenario = std::move(scenario_name);
   r.job = job;
-  CollectiveTimer timer(topology, job.ranks, job.ecmp, job.seed, job.collective_compute);
+  r.order_digest = job.order.digest(topology);
+  r.order_json = job.order.to_json(topology);
+  CollectiveTimer timer(topology, job.order, job.ecmp, job.seed, job.collective_compute);
   r.step = simulate_step(job, timer);
   r.memory = estimate_memory(job);
   const GpuCompute& first = job.rank_gpus.front();
@@ -83,7 +85,7 @@ TrainReport run_training(const TrainJob& job, const Topology& topology, std::str
       double(job.batch) / micro_batch_seconds(first, job.workload, job.strategy.precision, job.batch, &job.calibration);
   if (job.strategy.async) r.async = simulate_async_ps(job, timer);
   else r.statistics = sync_step_statistics(job, timer);
-  r.reliability = evaluate_reliability(job.reliability, host_count(topology, job.ranks), r.ranks());
+  r.reliability = evaluate_reliability(job.reliability, host_count(topology, job.order.ranks), r.ranks());
   for (StrategyKind kind : job.compare) {
     TrainReport::Alternative alt{kind, std::nullopt, "", true};
     TrainJob other = job;
@@ -118,6 +120,7 @@ nlohmann::json to_json(const TrainReport& r) {
                    {"overlap", job.strategy.overlap},
                    {"async", job.strategy.async}};
   j["ranks"] = r.ranks();
+  j["rank_order"] = {{"source", job.order.source}, {"digest", r.order_digest}, {"order", r.order_json}};
   j["batch_per_gpu"] = job.batch;
   j["global_batch"] = r.global_batch();
   const GpuCompute& g = job.rank_gpus.front();
@@ -187,7 +190,8 @@ void write_table(std::ostream& out, const TrainReport& r) {
   out << "# ringlab train: " << job.workload.name << ", " << to_string(s.kind) << (s.async ? " (async)" : "") << ", "
       << r.ranks() << " GPUs on " << r.reliability.nodes << (r.reliability.nodes == 1 ? " host, " : " hosts, ") << to_string(s.precision) << ", gradients "
       << to_string(s.gradient_dtype) << (s.compression.kind != CompressionKind::None ? " " + to_string(s.compression) : "")
-      << "\n# scenario: " << r.scenario << "\n";
+      << "\n# scenario: " << r.scenario << "\n# rank order: " << job.order.source << " (digest " << r.order_digest
+      << ")\n";
   out << "model   " << fixed(double(job.workload.parameters()) * 1e-6, 1) << " M parameters, "
       << fixed(job.workload.flops_per_sample * 1e-9, 1) << " GFLOP per sample (" << job.workload.sample_unit << ")\n";
   out << "batch   " << job.batch << " per GPU x " << s.accumulation << " micro-batches x " << r.ranks()

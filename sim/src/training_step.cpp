@@ -4,7 +4,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/sim/run_collective.hpp"
 #include "training_plan.hpp"
 
 namespace ringlab::sim {
@@ -24,31 +24,30 @@ Bytes whole_elements_up(Bytes b, std::int64_t element) {
 
 }  // namespace
 
-CollectiveTimer::CollectiveTimer(const Topology& topology, std::vector<DeviceId> ranks, EcmpPolicy ecmp,
-                                 std::uint64_t seed, bool model_compute)
-    : topology_(&topology), ranks_(std::move(ranks)), ecmp_(ecmp), seed_(seed), model_compute_(model_compute) {}
+CollectiveTimer::CollectiveTimer(const Topology& topology, RankOrder order, EcmpPolicy ecmp, std::uint64_t seed,
+                                 bool model_compute)
+    : topology_(&topology), order_(std::move(order)), ecmp_(ecmp), seed_(seed), model_compute_(model_compute) {}
 
 Duration CollectiveTimer::time(const Request& r) {
   const Bytes bytes = whole_elements_up(r.bytes, r.payload.element_bytes());
   Key key{int(r.collective), int(r.algorithm), bytes.count(), int(r.payload.dtype),
           to_string(r.payload.compression), int(r.hierarchy), r.servers, r.nccl_calibration};
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  CollectiveSpec spec;
-  spec.collective = r.collective;
-  spec.algorithm = r.algorithm;
-  spec.message = bytes;
-  spec.payload = r.payload;
-  spec.hierarchy = r.hierarchy;
-  spec.servers = r.servers;
-  SimOptions options;
-  options.ecmp = ecmp_;
-  options.ecmp_seed = seed_;
-  options.calibration = r.nccl_calibration ? Calibration::nccl() : Calibration::pure();
-  options.calibration.model_compute = model_compute_;
-  if (r.algorithm == Algorithm::Nccl)
-    options.protocol = nccl_choose(*topology_, ranks_, r.collective, bytes, r.payload).protocol;
-  Simulator simulator(*topology_, options);
-  const Duration t = simulate_collective(simulator, ranks_, spec).time;
+  CollectiveRequest request;
+  request.collective = r.collective;
+  request.algorithm = r.algorithm;
+  request.message = bytes;
+  request.payload = r.payload;
+  request.hierarchy = r.hierarchy;
+  request.servers = r.servers;
+  request.order = order_;
+  request.options.ecmp = ecmp_;
+  request.options.ecmp_seed = seed_;
+  request.options.calibration = r.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  request.options.calibration.model_compute = model_compute_;
+  const CollectiveOutcome outcome = run_collective(*topology_, request);
+  if (!outcome.applicable()) throw std::invalid_argument(outcome.not_applicable);
+  const Duration t = outcome.result->time;
   cache_.emplace(std::move(key), t);
   return t;
 }
@@ -114,7 +113,7 @@ StepResult simulate_step(const TrainJob& job, CollectiveTimer& timer, double com
 
 MemoryEstimate estimate_memory(const TrainJob& job) {
   const Strategy& s = job.strategy;
-  const double n = double(std::max<std::size_t>(1, job.ranks.size()));
+  const double n = double(std::max<std::size_t>(1, job.order.ranks.size()));
   const double params = double(job.workload.parameters());
   const bool mixed = weight_element_bytes(s.precision) < 4;
   const bool shard_opt = s.kind == StrategyKind::Zero1 || s.kind == StrategyKind::Zero2 ||

@@ -106,9 +106,9 @@ class PlanBuilder {
 
   detail::StepPlan build(const Topology& topology) {
     const StrategyRow& r = row(s_.kind);
-    if (r.single_host && host_count(topology, job_.ranks) > 1)
+    if (r.single_host && host_count(topology, job_.order.ranks) > 1)
       throw std::invalid_argument(std::string(r.name) + " runs on the GPUs of one host; the job spans " +
-                                  std::to_string(host_count(topology, job_.ranks)) + " hosts");
+                                  std::to_string(host_count(topology, job_.order.ranks)) + " hosts");
     const int k = std::max(1, s_.accumulation);
     for (int m = 0; m < k; ++m) micro_batch(m, m + 1 == k, topology);
     return std::move(plan_);

@@ -31,7 +31,7 @@ inline sim::TrainJob test_job(const std::vector<DeviceId>& ranks, int layers, st
   j.workload.flops_per_sample = micro_seconds * kTestPeak * kTestMfu;
   j.workload.activation_elements = 0;
   j.batch = 1;
-  j.ranks = ranks;
+  j.order.ranks = ranks;
   j.rank_gpus.assign(ranks.size(), test_gpu());
   j.strategy.kind = sim::StrategyKind::TorchDdp;
   j.strategy.precision = sim::Precision::Fp32;

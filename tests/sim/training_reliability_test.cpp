@@ -62,7 +62,7 @@ TEST_CASE("a straggler in every step: the synchronous step is the step with comp
   TrainJob job = test::test_job(c.gpus, 8, 1 << 20, kMicro);
   job.stragglers.slow_probability = 1.0;
   job.stragglers.slow_factor = 2.0;
-  CollectiveTimer timer(c.topology, job.ranks, job.ecmp, job.seed, false);
+  CollectiveTimer timer(c.topology, job.order, job.ecmp, job.seed, false);
   const StepStatistics s = sync_step_statistics(job, timer);
   const double slow = simulate_step(job, timer, 2.0).step.seconds();
   CHECK(s.mean_s == Approx(slow).epsilon(1e-12));
@@ -78,7 +78,7 @@ TEST_CASE("with stragglers, throughput and time to train follow the slowed synch
   job.stragglers.slow_probability = 1.0;  // one GPU always 2x slow: every step is the slowed step
   job.stragglers.slow_factor = 2.0;
   const TrainReport slowed = run_training(job, c.topology, "slowed");
-  CollectiveTimer timer(c.topology, job.ranks, job.ecmp, job.seed, false);
+  CollectiveTimer timer(c.topology, job.order, job.ecmp, job.seed, false);
   const double slow_step = simulate_step(job, timer, 2.0).step.seconds();
   CHECK(slowed.samples_per_second() == Approx(slowed.global_batch() / slow_step).epsilon(1e-12));
   CHECK(calm.samples_per_second() == Approx(calm.global_batch() / calm.step.step.seconds()).epsilon(1e-12));
@@ -92,7 +92,7 @@ TEST_CASE("stragglers: the same seed gives the same distribution, another seed a
   job.stragglers.slow_probability = 0.05;
   job.stragglers.slow_factor = 3.0;
   job.steps = 300;
-  CollectiveTimer timer(c.topology, job.ranks, job.ecmp, job.seed, false);
+  CollectiveTimer timer(c.topology, job.order, job.ecmp, job.seed, false);
   const StepStatistics a = sync_step_statistics(job, timer);
   const StepStatistics b = sync_step_statistics(job, timer);
   CHECK(a.mean_s == b.mean_s);
@@ -132,7 +132,7 @@ TEST_CASE("async parameter server: throughput bound by the server's link when it
   job.strategy.async = true;
   job.strategy.parameter_servers = {cpu};
   job.steps = 200;
-  CollectiveTimer timer(t, job.ranks, job.ecmp, job.seed, false);
+  CollectiveTimer timer(t, job.order, job.ecmp, job.seed, false);
   const AsyncResult a = simulate_async_ps(job, timer);
   const double bytes = 10.0 * (1 << 20) * 4;
   CHECK(a.ps_link.gbps() == Approx(10));

@@ -41,7 +41,7 @@ Setup setup(int p, int layers) {
 }
 
 StepResult step(const Setup& s) {
-  CollectiveTimer timer(s.cluster.topology, s.job.ranks, s.job.ecmp, s.job.seed, false);
+  CollectiveTimer timer(s.cluster.topology, s.job.order, s.job.ecmp, s.job.seed, false);
   return simulate_step(s.job, timer);
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("Horovod fusion never exceeds the threshold; a larger layer travels al
 TEST_CASE("100 equal buckets cost one collective simulation", "[training]") {
   Setup s = setup(4, 100);
   s.job.strategy.bucket = s.job.strategy.first_bucket = Bytes{kParams * 4};
-  CollectiveTimer timer(s.cluster.topology, s.job.ranks, s.job.ecmp, s.job.seed, false);
+  CollectiveTimer timer(s.cluster.topology, s.job.order, s.job.ecmp, s.job.seed, false);
   const StepResult r = simulate_step(s.job, timer);
   CHECK(r.collectives.at(0).count == 100);
   CHECK(timer.simulations() == 1);

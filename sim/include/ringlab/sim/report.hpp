@@ -8,6 +8,7 @@
 // (1e9 bytes/s), sizes in bytes, as in nccl-tests. Output is deterministic (fixed precision).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <span>
 #include <string>
@@ -36,6 +37,9 @@ struct ReportHeader {
   int ranks = 0;
   std::string calibration = "pure";
   std::string notes;            ///< extra lines for the header, each printed after "# "
+  std::string order_source = "declaration order";  ///< where the rank order came from
+  std::string order_digest;                        ///< RankOrder::digest(), "" when not known
+  nlohmann::json order;                            ///< RankOrder::to_json(), null when not known
 };
 
 void write_table(std::ostream& out, const ReportHeader& header, std::span<const ReportRow> rows);

@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "ringlab/sim/result.hpp"
+#include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/topology.hpp"
@@ -63,6 +64,19 @@ class SimgridSimulator {
  private:
   const Topology& topology_;
   SimOptions options_;
+  SimgridModel model_;
+};
+
+/// SimGrid as a run_collective() timing engine (CollectiveRequest::engine).
+class SimgridEngine final : public TimingEngine {
+ public:
+  explicit SimgridEngine(SimgridModel model = SimgridModel::Pure) : model_(model) {}
+  /// "simgrid (pure model)".
+  std::string name() const override;
+  /// SimgridSimulator(topology, options, model).run(schedule); throws what that throws.
+  Result run(const Topology& topology, const SimOptions& options, const Schedule& schedule) const override;
+
+ private:
   SimgridModel model_;
 };
 

@@ -11,9 +11,12 @@
 // topology and options.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/sim/collectives.hpp"
@@ -24,6 +27,22 @@
 #include "ringlab/topology/topology.hpp"
 
 namespace ringlab::sim {
+
+/// Thrown by a run whose SimOptions::cancel became true.
+class Cancelled : public std::runtime_error {
+ public:
+  Cancelled() : std::runtime_error("simulation cancelled") {}
+};
+
+/// How far a run is, for progress reports.
+struct Progress {
+  std::uint64_t ops_done = 0;
+  std::uint64_t ops_total = 0;
+  std::uint64_t events = 0;  ///< events processed so far
+};
+
+/// Events between two progress reports and cancellation checks (a few milliseconds of work).
+inline constexpr std::uint64_t kProgressInterval = std::uint64_t(1) << 16;
 
 struct SimOptions {
   EcmpPolicy ecmp = EcmpPolicy::Hash;
@@ -38,6 +57,10 @@ struct SimOptions {
   /// capacity and that every flow moves; throws std::logic_error on a violation. Costs
   /// O(channels + hops) per reallocation.
   bool check_invariants = false;
+  /// Called every kProgressInterval events (from the running thread); may be empty.
+  std::function<void(const Progress&)> progress;
+  /// When set, checked every kProgressInterval events; once true the run throws Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Simulator {

@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/reliability.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/sim/workload.hpp"
@@ -98,7 +99,7 @@ struct TrainJob {
   Strategy strategy;
   int batch = 32;                      ///< per-GPU micro-batch, samples
   double samples = 0;                  ///< samples to train (time-to-train); 0 = not asked
-  std::vector<DeviceId> ranks;         ///< one rank per GPU, in ring order
+  RankOrder order;                     ///< one rank per GPU, in ring order (train/rank_order or declaration order)
   std::vector<GpuCompute> rank_gpus;   ///< compute model of each rank's GPU
   ComputeCalibration calibration;      ///< measured step times (replace the compute model)
   Stragglers stragglers;
@@ -119,7 +120,7 @@ TrainJob train_job_from_scenario(const Scenario& scenario);
 class CollectiveTimer {
  public:
   /// The topology must outlive the timer.
-  CollectiveTimer(const Topology& topology, std::vector<DeviceId> ranks, EcmpPolicy ecmp, std::uint64_t seed,
+  CollectiveTimer(const Topology& topology, RankOrder order, EcmpPolicy ecmp, std::uint64_t seed,
                   bool model_compute = true);
   struct Request {
     Collective collective = Collective::AllReduce;
@@ -136,12 +137,13 @@ class CollectiveTimer {
   /// Distinct simulations run so far.
   std::size_t simulations() const { return cache_.size(); }
   const Topology& topology() const { return *topology_; }
-  const std::vector<DeviceId>& ranks() const { return ranks_; }
+  const std::vector<DeviceId>& ranks() const { return order_.ranks; }
+  const RankOrder& order() const { return order_; }
 
  private:
   using Key = std::tuple<int, int, std::int64_t, int, std::string, int, std::vector<DeviceId>, bool>;
   const Topology* topology_;
-  std::vector<DeviceId> ranks_;
+  RankOrder order_;
   EcmpPolicy ecmp_;
   std::uint64_t seed_;
   bool model_compute_;
@@ -238,6 +240,8 @@ AsyncResult simulate_async_ps(const TrainJob& job, CollectiveTimer& timer);
 struct TrainReport {
   std::string scenario;
   TrainJob job;
+  std::string order_digest;   ///< job.order.digest() on the cluster
+  nlohmann::json order_json;  ///< job.order.to_json() on the cluster
   StepResult step;
   MemoryEstimate memory;
   double single_gpu_samples_per_second = 0;  ///< one rank alone, no communication
@@ -253,7 +257,7 @@ struct TrainReport {
   std::vector<Alternative> alternatives;
   std::size_t simulations = 0;       ///< distinct collective simulations run
 
-  int ranks() const { return int(job.ranks.size()); }
+  int ranks() const { return job.order.size(); }
   double global_batch() const { return double(job.batch) * job.strategy.accumulation * ranks(); }
   /// Async: the PS simulation's rate. Sync: global batch / step time, where the step time is the
   /// mean over the simulated steps when stragglers make it vary (every step waits for its slowest GPU).

@@ -1,0 +1,127 @@
+// run_collective: resolve the algorithm once, build the schedule (compact where one covers the spec),
+// run it on the requested engine, and return a reason instead of throwing when nothing applies.
+#include "ringlab/sim/run_collective.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "ringlab/sim/compact_schedule.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
+
+namespace ringlab::sim {
+namespace {
+
+CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
+  CollectiveSpec spec;
+  spec.collective = request.collective;
+  spec.algorithm = request.algorithm;
+  spec.message = message;
+  spec.payload = request.payload;
+  spec.channels = request.channels;
+  spec.chunk = request.chunk;
+  spec.root = request.root;
+  spec.hierarchy = request.hierarchy;
+  spec.inter = request.inter;
+  spec.servers = request.servers;
+  return spec;
+}
+
+/// Builds and times a spec whose algorithm is concrete (not nccl), on the requested engine.
+CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& request, const CollectiveSpec& spec,
+                           const SimOptions& options) {
+  CollectiveOutcome out;
+  out.algorithm = spec.algorithm;
+  out.protocol = options.protocol;
+  out.channels = spec.channels;
+  out.chunk = spec.chunk;
+  out.message = spec.message;
+  const std::vector<DeviceId>& ranks = request.order.ranks;
+  const bool explicit_needed = request.keep_schedule || request.engine != nullptr;
+  std::optional<Schedule> schedule;
+  try {
+    if (!explicit_needed) {
+      Simulator simulator(topology, options);
+      if (auto compact = build_compact_schedule(topology, ranks, spec)) {
+        out.result = simulator.run(*compact);
+        return out;
+      }
+      out.result = simulator.run(build_schedule(topology, ranks, spec));
+      return out;
+    }
+    schedule.emplace(build_schedule(topology, ranks, spec));
+  } catch (const std::invalid_argument& e) {
+    out.not_applicable = e.what();
+    return out;
+  }
+  try {
+    if (request.engine) {
+      out.result = request.engine->run(topology, options, *schedule);
+    } else {
+      SimOptions recorded = options;
+      recorded.record_timeline = true;
+      out.result = Simulator(topology, recorded).run(*schedule);
+    }
+  } catch (const std::invalid_argument& e) {
+    out.not_applicable = e.what();
+    out.engine_refused = true;
+    return out;
+  }
+  if (request.keep_schedule) out.schedule = std::move(schedule);
+  return out;
+}
+
+/// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once.
+CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& request, CollectiveSpec spec) {
+  const NcclChoice choice =
+      nccl_choose(topology, request.order.ranks, request.collective, spec.message, request.payload);
+  spec.algorithm = choice.algorithm;
+  spec.channels = choice.channels;
+  spec.chunk = choice.chunk;
+  SimOptions options = request.options;
+  options.protocol = choice.protocol;
+  CollectiveOutcome out = run_spec(topology, request, spec, options);
+  const std::string label = "nccl:" + choice.name;
+  if (out.result) out.result->algorithm = label;
+  if (out.schedule) out.schedule->set_algorithm(label);
+  return out;
+}
+
+/// AlgorithmChoice::Auto: every algorithm that applies, the fastest kept (ties: enum order).
+CollectiveOutcome run_auto(const Topology& topology, const CollectiveRequest& request, const CollectiveSpec& spec) {
+  CollectiveOutcome best;
+  std::vector<Candidate> candidates;
+  std::string reasons;
+  for (int a = 0; a < kAlgorithmCount; ++a) {
+    CollectiveSpec candidate = spec;
+    candidate.algorithm = Algorithm(a);
+    CollectiveOutcome out = candidate.algorithm == Algorithm::Nccl
+                                ? run_nccl(topology, request, candidate)
+                                : run_spec(topology, request, candidate, request.options);
+    candidates.push_back(Candidate{candidate.algorithm, out.result ? std::optional(out.result->time) : std::nullopt,
+                                   out.not_applicable});
+    if (!out.result) {
+      reasons += (reasons.empty() ? "" : "; ") + std::string(to_string(candidate.algorithm)) + ": " + out.not_applicable;
+      continue;
+    }
+    if (!best.result || out.result->time < best.result->time) best = std::move(out);
+  }
+  if (!best.result) best.not_applicable = "no algorithm applies (" + reasons + ")";
+  best.candidates = std::move(candidates);
+  return best;
+}
+
+}  // namespace
+
+Bytes whole_elements(Bytes size, const Payload& payload) {
+  const std::int64_t e = payload.element_bytes();
+  return Bytes{std::max<std::int64_t>(1, size.count() / e) * e};
+}
+
+CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request) {
+  const CollectiveSpec spec = base_spec(request, whole_elements(request.message, request.payload));
+  if (request.choice == AlgorithmChoice::Auto) return run_auto(topology, request, spec);
+  if (spec.algorithm == Algorithm::Nccl) return run_nccl(topology, request, spec);
+  return run_spec(topology, request, spec, request.options);
+}
+
+}  // namespace ringlab::sim
