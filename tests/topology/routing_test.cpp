@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "hand_built_clusters.hpp"
 #include "ringlab/topology/generators.hpp"
@@ -278,4 +279,27 @@ TEST_CASE("routing speed: an 8192-rank ring on 1024 rail-optimised hosts", "[.pe
                   << us(t3 - t2).count() / double(ring.size()) << " us each), warm "
                   << us(t4 - t3).count() / double(ring.size()) << " us each; hops " << hops);
   CHECK(hops > 0);
+}
+
+TEST_CASE("one Router shared by several threads gives the routes a private one gives", "[routing][threads]") {
+  const Topology t = make_cluster(generated(16, NodeTemplate::DgxH100, FabricKind::LeafSpine, 4));
+  const std::vector<DeviceId> gpus = t.gpus();
+  auto all_routes = [&](const Router& router, std::size_t first, std::size_t stride) {
+    std::vector<std::vector<ChannelId>> out;
+    for (std::size_t i = first; i < gpus.size(); i += stride)
+      for (std::size_t j = 0; j < gpus.size(); j += 7)
+        if (i != j) out.push_back(router.route(gpus[i], gpus[j], i * 31 + j).channels);
+    return out;
+  };
+  constexpr std::size_t kThreads = 4;
+  const Router shared(t);  // cold caches: the threads race to fill them
+  std::vector<std::vector<std::vector<ChannelId>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < kThreads; ++k)
+    threads.emplace_back([&, k] { got[k] = all_routes(shared, k, kThreads); });
+  for (std::thread& th : threads) th.join();
+  for (std::size_t k = 0; k < kThreads; ++k) {
+    const Router own(t);
+    CHECK(got[k] == all_routes(own, k, kThreads));
+  }
 }

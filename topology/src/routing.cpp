@@ -24,11 +24,16 @@
 // step choosing among the neighbours whose cost is exactly one link less. A route costs a few
 // microseconds after the caches are warm; construction is O(devices + links).
 //
-// Thread safety: a Router is not thread-safe, even through const methods, because of the lazy caches.
-// Use one Router per thread.
+// Thread safety: const methods may be called from several threads at once. The lazy caches are
+// write-once slots (LazySlots): a reader that finds a slot empty computes its value outside any lock
+// and publishes it under a mutex unless another thread was first; a filled slot is read with one
+// acquire load.
 #include "ringlab/topology/routing.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <cassert>
 #include <compare>
 #include <limits>
@@ -85,6 +90,29 @@ struct DestinationInfo {
   std::vector<Entry> entries;   ///< sorted by fabric index, one per switch
 };
 
+/// Write-once slots filled on first use, safe to read and fill from several threads. A filled
+/// slot never changes, so references to its value stay valid for the container's lifetime.
+template <typename T>
+class LazySlots {
+ public:
+  explicit LazySlots(std::size_t n) : ready_(n), owned_(n) {}
+  template <typename Make>
+  const T& get(std::size_t i, Make make) const {
+    if (const T* value = ready_[i].load(std::memory_order_acquire)) return *value;
+    auto fresh = std::make_unique<T>(make());  // computed unlocked; a racing thread may compute it too
+    const std::lock_guard lock(mutex_);
+    if (const T* value = ready_[i].load(std::memory_order_relaxed)) return *value;
+    owned_[i] = std::move(fresh);
+    ready_[i].store(owned_[i].get(), std::memory_order_release);
+    return *owned_[i];
+  }
+
+ private:
+  mutable std::vector<std::atomic<const T*>> ready_;
+  mutable std::vector<std::unique_ptr<T>> owned_;
+  mutable std::mutex mutex_;
+};
+
 enum class Phase : std::uint8_t { Source, Fabric, Destination };
 
 /// One candidate next hop of a walk.
@@ -107,8 +135,8 @@ struct Router::Impl {
   const std::vector<std::vector<DeviceId>>& zone_members = zones.members;
   const std::vector<std::int32_t>& fabric_index = zones.fabric_index;
   detail::CsrGraph fabric_graph;
-  mutable std::vector<std::vector<std::int32_t>> fabric_rows;       ///< lazily, by fabric index
-  mutable std::vector<std::unique_ptr<DestinationInfo>> destinations;  ///< lazily, by device
+  LazySlots<std::vector<std::int32_t>> fabric_rows;  ///< lazily, by fabric index
+  LazySlots<DestinationInfo> destinations;           ///< lazily, by device
 
   /// Everything one (src, dst) query needs; built per call.
   struct Pair {
@@ -121,11 +149,9 @@ struct Router::Impl {
     Cost total;
   };
 
-  Impl(const Topology& t, EcmpPolicy p, std::uint64_t s) : topology(&t), policy(p), seed(s), zones(t) {
-    fabric_graph = detail::induced_graph(t, fabric_index, zones.fabric_count);
-    fabric_rows.resize(zones.fabric_count);
-    destinations.resize(t.device_count());
-  }
+  Impl(const Topology& t, EcmpPolicy p, std::uint64_t s)
+      : topology(&t), policy(p), seed(s), zones(t), fabric_graph(detail::induced_graph(t, fabric_index, zones.fabric_count)),
+        fabric_rows(std::size_t(zones.fabric_count)), destinations(t.device_count()) {}
 
   bool is_gpu(DeviceId d) const { return topology->device(d).kind == DeviceKind::Gpu; }
   /// May `d` appear on a path ending at `dst`, other than as its source? GPUs only as the destination.
@@ -136,9 +162,7 @@ struct Router::Impl {
   std::size_t local(DeviceId d) const { return std::size_t(index_in_zone[d]); }
 
   const std::vector<std::int32_t>& fabric_row(std::uint32_t f) const {
-    auto& row = fabric_rows[f];
-    if (row.empty()) row = detail::bfs_distances(fabric_graph, f);
-    return row;
+    return fabric_rows.get(f, [&] { return detail::bfs_distances(fabric_graph, f); });
   }
 
   /// Cost from fabric device `f` (fabric index) to the destination described by `info`.
@@ -153,9 +177,7 @@ struct Router::Impl {
   }
 
   const DestinationInfo& destination_info(DeviceId dst) const {
-    auto& slot = destinations[dst];
-    if (!slot) slot = std::make_unique<DestinationInfo>(build_destination(dst));
-    return *slot;
+    return destinations.get(dst, [&] { return build_destination(dst); });
   }
 
   /// BFS from dst inside its zone (GPUs other than dst are never entered), then its entries.

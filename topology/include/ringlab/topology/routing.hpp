@@ -25,6 +25,8 @@ struct Route {
   Bandwidth bottleneck;             ///< min link bandwidth along the path
 };
 
+/// Const methods are safe to call from several threads at once (the lazy caches are filled under
+/// a lock), so one Router may serve a whole parallel sweep.
 class Router {
  public:
   /// The topology must outlive the router. Construction is O(devices + links).
