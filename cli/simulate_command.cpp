@@ -252,8 +252,11 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   request.options.calibration.model_compute = plan.model_compute;
   request.options.protocol = plan.protocol;
   request.keep_schedule = keep_schedule;
-  std::optional<SimgridEngine> simgrid;
-  if (plan.simgrid) request.engine = &simgrid.emplace(plan.simgrid_model);
+  std::unique_ptr<TimingEngine> simgrid;
+  if (plan.simgrid) {
+    simgrid = load_simgrid_engine(plan.simgrid_model);
+    request.engine = simgrid.get();
+  }
   CollectiveOutcome outcome = run_collective(topology, request);
   if (!outcome.applicable())
     throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);

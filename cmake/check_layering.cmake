@@ -36,11 +36,13 @@ foreach(dir topology sim planner gui)
 endforeach()
 forbid(cli "mpi\\.h" "MPI" "^cli/sweep[^/]*\\.cpp$")
 
-# SimGrid (and its xbt) only in sim/src: no public header and no other library exposes it.
+# SimGrid (and its xbt) only in sim/src/simgrid_engine.cpp, the one source of ringlab_simgrid: no
+# public header and no other library exposes it.
 set(simgrid "simgrid/|simgrid\\.h|xbt/|xbt\\.h")
 foreach(dir topology sim/include planner cli gui validate)
   forbid(${dir} "${simgrid}" "SimGrid")
 endforeach()
+forbid(sim/src "${simgrid}" "SimGrid" "^sim/src/simgrid_engine\\.cpp$")
 
 if(failures)
   message(FATAL_ERROR "layering violations:\n${failures}")

@@ -536,14 +536,6 @@ class TempPlatform {
 
 }  // namespace
 
-std::string_view to_string(SimgridModel model) { return model == SimgridModel::Pure ? "pure" : "default"; }
-
-std::optional<SimgridModel> find_simgrid_model(std::string_view name) {
-  if (name == "pure") return SimgridModel::Pure;
-  if (name == "default") return SimgridModel::Default;
-  return std::nullopt;
-}
-
 SimgridSimulator::SimgridSimulator(const Topology& topology, SimOptions options, SimgridModel model)
     : topology_(topology), options_(std::move(options)), model_(model) {}
 
@@ -591,3 +583,9 @@ Result SimgridEngine::run(const Topology& topology, const SimOptions& options, c
 }
 
 }  // namespace ringlab::sim
+
+// The entry point run_collective's callers reach through dlopen() (load_simgrid_engine in cli/), so
+// a program that also links Open MPI never has libsimgrid's MPI_* symbols in its global scope.
+extern "C" ringlab::sim::TimingEngine* ringlab_simgrid_engine(int model) {
+  return new ringlab::sim::SimgridEngine(ringlab::sim::SimgridModel(model));
+}

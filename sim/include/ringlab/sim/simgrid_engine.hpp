@@ -21,6 +21,12 @@
 // therefore requires every channel between one pair to take the same path (always true with
 // EcmpPolicy::First or a single path) and throws std::invalid_argument otherwise.
 //
+// Linking: the engine is its own shared library, ringlab_simgrid (libsimgrid exports hundreds of
+// MPI_* symbols that clash with Open MPI). Programs that want it either link ringlab_simgrid (tests,
+// the SimGrid benchmark) or load it at run time with load_simgrid_engine(), which opens it with
+// RTLD_LOCAL so none of its symbols enter the program's global scope (the ringlab command line,
+// which also links Open MPI for its sweep driver). The model names below are in ringlab_sim.
+//
 // SimGrid's engine is process-global (one s4u::Engine per process, never re-created), so every
 // run() forks a child process that builds the engine, runs, and returns the Result over a pipe; the
 // caller's process never touches SimGrid state and may run any number of simulations. The platform
@@ -28,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -80,4 +87,12 @@ class SimgridEngine final : public TimingEngine {
   SimgridModel model_;
 };
 
+/// Loads ringlab_simgrid at run time (dlopen, RTLD_LOCAL) and creates its engine. The library is
+/// looked up at $RINGLAB_SIMGRID_LIBRARY, else where the build put it. Throws std::runtime_error
+/// naming the path and the loader's message when it cannot be loaded. Part of ringlab_sim.
+std::unique_ptr<TimingEngine> load_simgrid_engine(SimgridModel model);
+
 }  // namespace ringlab::sim
+
+/// ringlab_simgrid's C entry point for load_simgrid_engine(): a new SimgridEngine (caller owns it).
+extern "C" ringlab::sim::TimingEngine* ringlab_simgrid_engine(int model);
