@@ -33,6 +33,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "engine_common.hpp"
+#include "explicit_dag.hpp"
 #include "ringlab/topology/export.hpp"
 #include "ringlab/topology/routing.hpp"
 
@@ -206,7 +207,7 @@ class Run {
   Run(const Topology& topology, const SimOptions& options, SimgridModel model, const Schedule& schedule,
       const s4u::Engine& engine)
       : topology_(topology), options_(options), model_(model), schedule_(schedule), ops_(schedule.ops()),
-        engine_(engine) {}
+        engine_(engine), dag_(schedule) {}
 
   Result execute();
 
@@ -229,7 +230,6 @@ class Run {
   void map_links();
   void calibrate_links();
   const Path& path_of(const Op& send);
-  void build_successors();
   void drain();
   void start(OpId id);
   void start_send(OpId send);
@@ -250,10 +250,7 @@ class Run {
   std::vector<Duration> overhead_;                                ///< per channel, calibrated
   std::map<std::pair<DeviceId, DeviceId>, Path> paths_;
 
-  std::vector<std::uint32_t> succ_begin_;  ///< CSR successors; a Send's Recv is one of them
-  std::vector<OpId> succ_;
-  std::vector<std::uint32_t> pending_;
-  std::vector<OpId> critical_;
+  detail::ExplicitDag dag_;  ///< the dependency walk the flow simulator uses too
   std::vector<std::int64_t> start_ps_, end_ps_;
   std::vector<OpId> ready_;
   std::size_t completed_ = 0;
@@ -319,37 +316,11 @@ const Run::Path& Run::path_of(const Op& send) {
   return path;
 }
 
-void Run::build_successors() {
-  const std::size_t n = ops_.size();
-  succ_begin_.assign(n + 1, 0);
-  pending_.assign(n, 0);
-  for (OpId id = 0; id < n; ++id) {
-    for (OpId dep : schedule_.deps(id)) ++succ_begin_[dep + 1];
-    pending_[id] = ops_[id].dep_count;
-    if (ops_[id].kind == OpKind::Recv) {
-      ++succ_begin_[ops_[id].match + 1];
-      ++pending_[id];  // the data arrival
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
-  succ_.resize(succ_begin_[n]);
-  std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-  for (OpId id = 0; id < n; ++id) {
-    for (OpId dep : schedule_.deps(id)) succ_[fill[dep]++] = id;
-    if (ops_[id].kind == OpKind::Recv) succ_[fill[ops_[id].match]++] = id;
-  }
-}
-
 void Run::complete(OpId id) {
   end_ps_[id] = now_ps();
   last_completed_ = id;  // SimGrid's clock never runs backwards, so this ends as the last to finish
   ++completed_;
-  for (std::uint32_t i = succ_begin_[id]; i < succ_begin_[id + 1]; ++i) {
-    const OpId next = succ_[i];
-    if (--pending_[next] != 0) continue;
-    critical_[next] = id;
-    ready_.push_back(next);
-  }
+  dag_.for_each_ready_successor(id, [this](OpId next) { ready_.push_back(next); });
 }
 
 void Run::drain() {
@@ -441,8 +412,6 @@ Result Run::execute() {
   map_links();
   calibrate_links();
   const std::size_t n = ops_.size();
-  build_successors();
-  critical_.assign(n, kNoOp);
   start_ps_.assign(n, 0);
   end_ps_.assign(n, 0);
   channel_bytes_.assign(topology_.channel_count(), 0.0);
@@ -450,8 +419,7 @@ Result Run::execute() {
   channel_since_.assign(topology_.channel_count(), 0);
   channel_busy_.assign(topology_.channel_count(), 0);
   s4u::Activity::on_completion_cb([this](const s4u::Activity& a) { on_comm_done(a); });
-  for (OpId id = 0; id < n; ++id)
-    if (pending_[id] == 0) ready_.push_back(id);
+  dag_.for_each_initial([this](OpId id) { ready_.push_back(id); });
   drain();
   engine_.run();
   if (completed_ != n) throw std::logic_error("SimGrid engine: schedule did not complete (unsatisfiable dependencies)");
@@ -476,7 +444,7 @@ Result Run::collect() const {
     result.channels.push_back(stats);
   }
   result.bottlenecks = detail::rank_bottlenecks(result.channels, options_.bottleneck_count);
-  for (OpId op = last_completed_; op != kNoOp; op = critical_[op]) result.critical_path.push_back(op);
+  for (OpId op = last_completed_; op != kNoOp; op = dag_.critical(op)) result.critical_path.push_back(op);
   std::reverse(result.critical_path.begin(), result.critical_path.end());
   if (options_.record_timeline)
     for (OpId id = 0; id < ops_.size(); ++id)

@@ -20,10 +20,13 @@
 
 #include "engine_common.hpp"
 #include "event_queue.hpp"
+#include "explicit_dag.hpp"
 #include "flow_network.hpp"
 
 namespace ringlab::sim {
 namespace {
+
+using detail::ExplicitDag;
 
 using detail::Event;
 using detail::EventId;
@@ -135,75 +138,6 @@ ChannelModel make_channel_model(const Topology& topology, const SimOptions& opti
     model.overhead[c] = scaled(link.overhead, f.latency);
   }
   return model;
-}
-
-/// The explicit schedule's DAG for the engine: successors in CSR form, and per op its pending
-/// predecessor count, the predecessor that made it ready and its cached path.
-class ExplicitDag {
- public:
-  explicit ExplicitDag(const Schedule& schedule);
-
-  const Schedule& schedule() const { return schedule_; }
-  std::uint64_t size() const { return ops_.size(); }
-  const Op& op(OpId id) const { return ops_[id]; }
-  bool is_recv(OpId id) const { return is_recv_[id] != 0; }
-  /// `id` completed: calls ready(next) for each successor that this made ready (then `id` is its
-  /// critical predecessor), in ascending id order.
-  template <class F>
-  void for_each_ready_successor(OpId id, F&& ready) {
-    for (std::uint32_t i = nodes_[id].succ_begin; i < nodes_[id + 1].succ_begin; ++i) {
-      Node& node = nodes_[succ_[i]];
-      if (--node.pending != 0) continue;
-      node.critical = id;
-      ready(succ_[i]);
-    }
-  }
-  template <class F>
-  void for_each_initial(F&& f) const {
-    for (OpId id = 0; id < ops_.size(); ++id)
-      if (nodes_[id].pending == 0) f(id);
-  }
-  OpId critical(OpId id) const { return nodes_[id].critical; }
-  /// The path index cache of a Send (kNoPath until resolved).
-  std::uint32_t& path_slot(OpId send, const Op&) { return nodes_[send].path; }
-
- private:
-  struct Node {
-    std::uint32_t succ_begin = 0;  ///< successors are succ_[succ_begin, next node's succ_begin)
-    std::uint32_t pending = 0;     ///< unfinished predecessors (a Recv also waits for its data)
-    OpId critical = kNoOp;         ///< predecessor that finished last
-    std::uint32_t path = UINT32_MAX;
-  };
-  const Schedule& schedule_;
-  std::span<const Op> ops_;
-  std::vector<Node> nodes_;  ///< one per op plus a sentinel closing the last successor range
-  std::vector<OpId> succ_;   ///< a Send's matched Recv is one of its successors
-  /// Per op: a Recv, which starts by completing. A byte per op keeps the hot loop off the 56-byte
-  /// Op records for a third of the ops.
-  std::vector<std::uint8_t> is_recv_;
-};
-
-ExplicitDag::ExplicitDag(const Schedule& schedule) : schedule_(schedule), ops_(schedule.ops()) {
-  const std::size_t n = ops_.size();
-  nodes_.assign(n + 1, Node{});
-  is_recv_.assign(n, 0);
-  for (OpId id = 0; id < n; ++id) {
-    for (OpId dep : schedule_.deps(id)) ++nodes_[dep + 1].succ_begin;
-    nodes_[id].pending += ops_[id].dep_count;
-    if (ops_[id].kind == OpKind::Recv) {
-      is_recv_[id] = 1;
-      ++nodes_[ops_[id].match + 1].succ_begin;
-      ++nodes_[id].pending;  // the data arrival
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) nodes_[i + 1].succ_begin += nodes_[i].succ_begin;
-  succ_.resize(nodes_[n].succ_begin);
-  std::vector<std::uint32_t> fill(n);
-  for (std::size_t i = 0; i < n; ++i) fill[i] = nodes_[i].succ_begin;
-  for (OpId id = 0; id < n; ++id) {
-    for (OpId dep : schedule_.deps(id)) succ_[fill[dep]++] = id;
-    if (ops_[id].kind == OpKind::Recv) succ_[fill[ops_[id].match]++] = id;
-  }
 }
 
 /// Open-addressing set of op ids (linear probing, backward-shift deletion): the Sends of a compact
