@@ -71,6 +71,7 @@ struct CommandLine {
 struct RunPlan {
   Collective collective = Collective::AllReduce;
   Algorithm algorithm = Algorithm::Ring;
+  bool auto_choice = false;  ///< "auto": the fastest applicable algorithm per size
   std::vector<Bytes> sizes;
   Payload payload;
   Protocol protocol = Protocol::Simple;
@@ -166,7 +167,9 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
   RunPlan plan;
   plan.collective = lookup<Collective>(s.collective, find_collective, "/simulate/collective",
                                        "allreduce, reducescatter, allgather, broadcast or reduce", problems);
-  plan.algorithm = lookup<Algorithm>(s.algorithm, find_algorithm, "/simulate/algorithm", algorithm_names(), problems);
+  plan.auto_choice = s.algorithm == "auto";
+  if (!plan.auto_choice)
+    plan.algorithm = lookup<Algorithm>(s.algorithm, find_algorithm, "/simulate/algorithm", algorithm_names() + ", auto", problems);
   plan.payload.dtype = lookup<DataType>(s.dtype, find_data_type, "/simulate/dtype",
                                         "float, bf16, half, fp8 or int8", problems);
   plan.protocol = lookup<Protocol>(s.protocol, find_protocol, "/simulate/protocol", "simple, ll128 or ll", problems);
@@ -238,6 +241,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   CollectiveRequest request;
   request.collective = plan.collective;
   request.algorithm = plan.algorithm;
+  request.choice = plan.auto_choice ? AlgorithmChoice::Auto : AlgorithmChoice::Fixed;
   request.message = size;
   request.payload = plan.payload;
   request.order = plan.order;
@@ -306,7 +310,7 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   ReportHeader header;
   header.scenario = scenario.name.empty() ? where : scenario.name;
   header.collective = std::string(to_string(plan.collective));
-  header.algorithm = std::string(to_string(plan.algorithm));
+  header.algorithm = plan.auto_choice ? "auto (the fastest that applies, per size)" : std::string(to_string(plan.algorithm));
   header.ranks = plan.order.size();
   header.order_source = plan.order.source;
   header.order_digest = plan.order.digest(scenario.cluster);
@@ -359,7 +363,7 @@ void add_simulate_command(CLI::App& app) {
   };
   text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce");
   text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
-                                 "parameter_server, in_network, nccl");
+                                 "parameter_server, in_network, nccl, auto (the fastest that applies)");
   text("-s,--sizes", "sizes", "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
   text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8");
   text("--compression", "compression", "none, fp8, int8, topk:RATIO");
