@@ -1,6 +1,6 @@
 # Fails when a source file includes upward in topology <- sim <- planner <- {cli, gui, validate},
 # or when Qt, CUDA/NCCL, MPI or SimGrid appear outside the folders allowed to use them (MPI: validate/ and
-# the sweep driver's cli/sweep*.cpp; SimGrid: sim/src).
+# the sweep driver's cli/sweep*.cpp; SimGrid: sim/src/simgrid/simgrid_engine.cpp).
 # Usage: cmake -DSOURCE_DIR=<repo> -P check_layering.cmake
 set(failures "")
 # forbid(dir pattern what [allowed]): no file under dir includes pattern, except files whose path
@@ -36,13 +36,13 @@ foreach(dir topology sim planner gui)
 endforeach()
 forbid(cli "mpi\\.h" "MPI" "^cli/sweep[^/]*\\.cpp$")
 
-# SimGrid (and its xbt) only in sim/src/simgrid_engine.cpp, the one source of ringlab_simgrid: no
+# SimGrid (and its xbt) only in sim/src/simgrid/simgrid_engine.cpp, the one source of ringlab_simgrid: no
 # public header and no other library exposes it.
 set(simgrid "simgrid/|simgrid\\.h|xbt/|xbt\\.h")
 foreach(dir topology sim/include planner cli gui validate)
   forbid(${dir} "${simgrid}" "SimGrid")
 endforeach()
-forbid(sim/src "${simgrid}" "SimGrid" "^sim/src/simgrid_engine\\.cpp$")
+forbid(sim/src "${simgrid}" "SimGrid" "^sim/src/simgrid/simgrid_engine\\.cpp$")
 
 if(failures)
   message(FATAL_ERROR "layering violations:\n${failures}")

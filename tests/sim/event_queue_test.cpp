@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "../../sim/src/event_queue.hpp"
+#include "../../sim/src/engine/event_queue.hpp"
 
 using namespace ringlab;
 using namespace ringlab::literals;

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "../../sim/src/flow_network.hpp"
+#include "../../sim/src/engine/flow_network.hpp"
 
 using namespace ringlab;
 using namespace ringlab::literals;

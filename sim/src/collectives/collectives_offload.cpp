@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "collectives_builder.hpp"
+#include "collectives/collectives_builder.hpp"
 
 namespace ringlab::sim {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/topology/routing.hpp"
-#include "training_plan.hpp"
+#include "training/training_plan.hpp"
 
 namespace ringlab::sim {
 namespace {

@@ -1,5 +1,5 @@
 // Local-op durations, calibration scaling and bottleneck ranking shared by the two engines.
-#include "engine_common.hpp"
+#include "engine/engine_common.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "collectives_builder.hpp"
-#include "schedule_print.hpp"
+#include "collectives/collectives_builder.hpp"
+#include "collectives/schedule_print.hpp"
 
 namespace ringlab::sim {
 namespace {

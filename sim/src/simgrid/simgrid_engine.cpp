@@ -32,8 +32,8 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 
-#include "engine_common.hpp"
-#include "explicit_dag.hpp"
+#include "engine/engine_common.hpp"
+#include "engine/explicit_dag.hpp"
 #include "ringlab/topology/export.hpp"
 #include "ringlab/topology/routing.hpp"
 

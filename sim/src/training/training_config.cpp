@@ -7,7 +7,7 @@
 
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/json_reader.hpp"
-#include "training_plan.hpp"
+#include "training/training_plan.hpp"
 
 namespace ringlab::sim {
 namespace {

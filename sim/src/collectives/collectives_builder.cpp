@@ -1,5 +1,5 @@
 // Collective toolkit: buffer splitting, the last-writer tracker and the reusable phases.
-#include "collectives_builder.hpp"
+#include "collectives/collectives_builder.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "training_plan.hpp"
+#include "training/training_plan.hpp"
 
 namespace ringlab::sim {
 namespace {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "ringlab/sim/run_collective.hpp"
-#include "training_plan.hpp"
+#include "training/training_plan.hpp"
 
 namespace ringlab::sim {
 namespace {

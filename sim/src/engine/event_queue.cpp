@@ -1,5 +1,5 @@
 // EventQueue: events batched per instant, a min-heap of instants, lazy cancellation (see event_queue.hpp).
-#include "event_queue.hpp"
+#include "engine/event_queue.hpp"
 
 #include <algorithm>
 #include <cassert>

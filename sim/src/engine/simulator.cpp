@@ -18,10 +18,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine_common.hpp"
-#include "event_queue.hpp"
-#include "explicit_dag.hpp"
-#include "flow_network.hpp"
+#include "engine/engine_common.hpp"
+#include "engine/event_queue.hpp"
+#include "engine/explicit_dag.hpp"
+#include "engine/flow_network.hpp"
 
 namespace ringlab::sim {
 namespace {

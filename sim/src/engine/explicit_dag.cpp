@@ -1,5 +1,5 @@
 // ExplicitDag's construction: successor lists and pending counts in two passes over the ops.
-#include "explicit_dag.hpp"
+#include "engine/explicit_dag.hpp"
 
 namespace ringlab::sim::detail {
 

@@ -3,7 +3,7 @@
 // rides on the allgather of ring, direct or halving-doubling.
 #include <stdexcept>
 
-#include "collectives_builder.hpp"
+#include "collectives/collectives_builder.hpp"
 
 namespace ringlab::sim::detail {
 namespace {

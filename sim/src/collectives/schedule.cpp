@@ -5,7 +5,7 @@
 #include <array>
 #include <cassert>
 
-#include "schedule_print.hpp"
+#include "collectives/schedule_print.hpp"
 
 namespace ringlab::sim {
 namespace {

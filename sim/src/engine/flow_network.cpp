@@ -1,6 +1,6 @@
 // FlowNetwork: max-min fair sharing by progressive filling over the touched components
 // (see flow_network.hpp for the model and its guarantees).
-#include "flow_network.hpp"
+#include "engine/flow_network.hpp"
 
 #include <algorithm>
 #include <cassert>
