@@ -127,6 +127,7 @@ std::string schedule_name(const CollectiveSpec& spec) {
 
 Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   Schedule schedule(spec.collective, schedule_name(spec), spec.message, ranks);
+  schedule.set_payload(spec.payload);
   if (ranks.size() < 2) return schedule;
   detail::Builder b(schedule, spec.payload);
   detail::Group group(ranks.size());
@@ -167,6 +168,7 @@ Schedule build_schedule(const Topology& topology, std::span<const DeviceId> rank
   detail::validate_spec(topology, ranks, resolved);
   Schedule schedule = build(topology, ranks, resolved);
   schedule.set_algorithm("nccl:" + choice.name);
+  schedule.set_protocol(choice.protocol);
   return schedule;
 }
 

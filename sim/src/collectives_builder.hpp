@@ -108,9 +108,16 @@ class Builder {
   /// `a`'s `r` is combined into `b`'s `r`: transfer, then a Reduce at `b` (decode first when
   /// quantised). Returns the Reduce.
   OpId reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step);
-  /// A bare transfer of `r` (dense bytes) after `a`'s producers of `r` and `extra` deps; records
-  /// nothing. Returns the Recv.
-  OpId send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel, std::uint32_t step);
+  /// A bare transfer of `r` (dense bytes) from `a`'s own buffer after `a`'s producers of `r` and
+  /// `extra` deps, landing in `b`'s `dst` as `mode` says; records nothing. Returns the Recv.
+  OpId send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel, std::uint32_t step,
+            Buffer dst, RecvMode mode);
+  /// The buffer holding an endpoint's values: Data for ranks, Scratch for switches and servers.
+  Buffer home(Endpoint e) const;
+  /// `r` (dense bytes) as an element range.
+  Chunk chunk(Range r) const { return Chunk{r.offset.count() / elem(), r.bytes.count() / elem()}; }
+  /// A top-k slot range (bytes of (value, index) pairs) as a range of pairs.
+  Chunk sparse_chunk(Range r) const;
 
   /// Top-k: the sparse-part slot of endpoint-independent index `slot` (offset slot * part size).
   Range sparse_slot(int slot) const { return Range{sparse_part_ * slot, sparse_part_}; }
@@ -148,8 +155,8 @@ class Builder {
   void wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step, std::vector<OpId>& out);
   /// add_transfer after `deps` (appended to, then sorted and made unique) and the connection's
   /// previous transfer.
-  OpId transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId>& deps, std::uint16_t channel,
-                std::uint32_t step);
+  OpId transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode mode, Chunk c, Bytes wire,
+                std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step);
   void grow(Endpoint e);
 
   Schedule& schedule_;

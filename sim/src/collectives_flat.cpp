@@ -133,11 +133,15 @@ void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec
   b.set_sparse_part(part_bytes);
   for (int r = 0; r < p; ++r) {
     // Top-k selection reads the dense gradient and writes this rank's sparse part.
-    const OpId encode = b.schedule().add_local(OpKind::Encode, ranks[std::size_t(r)], Bytes{}, spec.message, {});
-    b.wrote_wire(ranks[std::size_t(r)], b.sparse_slot(r), encode);
+    const Endpoint e = ranks[std::size_t(r)];
+    const OpId encode =
+        b.schedule().add_local(OpKind::Encode, e, e, Buffer::Data, Buffer::Sparse, b.chunk(whole_buffer(spec)),
+                               spec.message, {});
+    b.wrote_wire(e, b.sparse_slot(r), encode);
     // The rank's own part is scatter-added like every received one.
     const std::vector<OpId> deps{encode};
-    b.schedule().add_local(OpKind::Decode, ranks[std::size_t(r)], b.sparse_slot(r).offset, part_bytes, deps);
+    b.schedule().add_local(OpKind::Decode, e, e, Buffer::Sparse, Buffer::Data, b.sparse_chunk(b.sparse_slot(r)),
+                           part_bytes, deps);
   }
   const Range slots{Bytes{}, part_bytes * p};
   const auto units = split_units(slots, p, spec.channels, spec.chunk, Layout::OwnerMajor, pair_bytes);

@@ -119,6 +119,8 @@ class CompactSchedule {
   Collective collective_ = Collective::AllReduce;
   std::string algorithm_;
   Bytes message_;
+  Payload payload_;
+  std::int64_t elem_ = 1;  ///< bytes per element
   int ranks_ = 0;
   std::size_t channels_ = 1;
   std::vector<EndpointInfo> endpoints_;
