@@ -93,6 +93,15 @@ void detail::validate_spec(const Topology& topology, std::span<const DeviceId> r
   if (spec.chunk.count() < 0) reject(a, "chunk must not be negative");
   if (spec.root < 0 || std::size_t(spec.root) >= ranks.size())
     reject(a, "root " + std::to_string(spec.root) + " is not a rank (0.." + std::to_string(ranks.size() - 1) + ")");
+  for (std::size_t c = 0; c < spec.channel_rings.size(); ++c) {
+    std::vector<int> sorted = spec.channel_rings[c];
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = sorted.size() == ranks.size();
+    for (std::size_t k = 0; permutation && k < sorted.size(); ++k) permutation = sorted[k] == int(k);
+    if (!permutation)
+      reject(a, "channel_rings[" + std::to_string(c) + "] is not a permutation of the rank indices 0.." +
+                    std::to_string(ranks.size() - 1));
+  }
   if (a == Algorithm::HalvingDoubling && !power_of_two(ranks.size()))
     reject(a, "needs a power-of-two rank count (got " + std::to_string(ranks.size()) +
                   "); non-power-of-two counts are rejected rather than padded, use ring or tree");

@@ -438,45 +438,73 @@ void Builder::copy_sparse(Endpoint a, Endpoint b, Range slot, std::uint16_t chan
 
 // ---- phases ----------------------------------------------------------------------------------
 
-std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step) {
+namespace {
+/// Position -> group member for a channel's ring order (identity when there are no orders).
+struct RingOrder {
+  const std::vector<int>* order = nullptr;
+  RingOrder(RingOrders orders, std::uint16_t channel)
+      : order(orders.empty() ? nullptr : &orders[std::size_t(channel) % orders.size()]) {}
+  int operator()(int position) const { return order ? (*order)[std::size_t(position)] : position; }
+  int position_of(int member) const {
+    if (!order) return member;
+    return int(std::find(order->begin(), order->end(), member) - order->begin());
+  }
+};
+}  // namespace
+
+std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                                  RingOrders orders) {
   const int n = int(g.size());
   for (int k = 0; k + 1 < n; ++k)  // step-major: a connection sends step k of every unit, then step k+1
-    for (const Unit& u : units)
+    for (const Unit& u : units) {
+      const RingOrder at(orders, u.channel);
       for (int i = 0; i < n; ++i) {
-        const Range& r = u.blocks[std::size_t(wrap(i - k - 1, n))];
+        const Range& r = u.blocks[std::size_t(at(wrap(i - k - 1, n)))];
         if (!r.empty())
-          b.reduce(g[std::size_t(i)], g[std::size_t(wrap(i + 1, n))], r, u.channel, step + std::uint32_t(k));
+          b.reduce(g[std::size_t(at(i))], g[std::size_t(at(wrap(i + 1, n)))], r, u.channel, step + std::uint32_t(k));
       }
+    }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step) {
+std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                             RingOrders orders) {
   const int n = int(g.size());
   for (int k = 0; k + 1 < n; ++k)
-    for (const Unit& u : units)
+    for (const Unit& u : units) {
+      const RingOrder at(orders, u.channel);
       for (int i = 0; i < n; ++i) {
-        const Range& r = u.blocks[std::size_t(wrap(i - k, n))];
+        const Range& r = u.blocks[std::size_t(at(wrap(i - k, n)))];
         if (!r.empty())
-          b.copy(g[std::size_t(i)], g[std::size_t(wrap(i + 1, n))], r, u.channel, step + std::uint32_t(k));
+          b.copy(g[std::size_t(at(i))], g[std::size_t(at(wrap(i + 1, n)))], r, u.channel, step + std::uint32_t(k));
       }
+    }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step) {
+std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                              RingOrders orders) {
   const int n = int(g.size());
-  for (const Piece& p : pieces)
+  for (const Piece& p : pieces) {
+    const RingOrder at(orders, p.channel);
+    const int start = at.position_of(root);
     for (int k = 0; k + 1 < n; ++k)
-      b.copy(g[std::size_t(wrap(root + k, n))], g[std::size_t(wrap(root + k + 1, n))], p.range, p.channel,
+      b.copy(g[std::size_t(at(wrap(start + k, n)))], g[std::size_t(at(wrap(start + k + 1, n)))], p.range, p.channel,
              step + std::uint32_t(k));
+  }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step) {
+std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                           RingOrders orders) {
   const int n = int(g.size());
-  for (const Piece& p : pieces)
+  for (const Piece& p : pieces) {
+    const RingOrder at(orders, p.channel);
+    const int start = at.position_of(root);
     for (int k = 0; k + 1 < n; ++k)
-      b.reduce(g[std::size_t(wrap(root + 1 + k, n))], g[std::size_t(wrap(root + 2 + k, n))], p.range, p.channel,
-               step + std::uint32_t(k));
+      b.reduce(g[std::size_t(at(wrap(start + 1 + k, n)))], g[std::size_t(at(wrap(start + 2 + k, n)))], p.range,
+               p.channel, step + std::uint32_t(k));
+  }
   return std::uint32_t(n - 1);
 }
 

@@ -171,12 +171,24 @@ class Builder {
 
 using Group = std::vector<Endpoint>;
 
+/// Ring order per channel: a unit or piece on channel c uses orders[c % orders.size()], where ring
+/// position k holds group member orders[..][k] (position k sends to k+1). Empty: identity. Each
+/// order is a permutation of 0..g.size()-1 (validate_spec checks CollectiveSpec::channel_rings).
+using RingOrders = std::span<const std::vector<int>>;
+
 // Phases. Each takes the first step number to use and returns how many steps it used.
-std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step);
-std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step);
-/// Pipelined chain root -> root+1 -> ... (Broadcast) and root+1 -> ... -> root (Reduce).
-std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
-std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
+/// Ring reduce-scatter/allgather: group member m ends with / starts from block m of every unit,
+/// whatever the ring order.
+std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                                  RingOrders orders = {});
+std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                             RingOrders orders = {});
+/// Pipelined chain root -> next -> ... (Broadcast) and root's successor -> ... -> root (Reduce) along
+/// the ring order of each piece's channel.
+std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                              RingOrders orders = {});
+std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                           RingOrders orders = {});
 /// Double binary tree; each piece is halved between the two trees (op.channel = 2*channel + tree).
 /// AllReduce keeps NCCL's natural roots; Reduce/Broadcast rotate both trees onto `root`.
 std::uint32_t tree_allreduce(Builder& b, const Group& g, std::span<const Piece> pieces, std::uint32_t step);

@@ -26,26 +26,29 @@ void reserve_ring(Builder& b, std::span<const Unit> units, int p, std::size_t op
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   const Range whole = whole_buffer(spec);
   const int p = rank_count(ranks);
+  const RingOrders orders = spec.channel_rings;
   switch (spec.collective) {
     case Collective::AllReduce: {
       const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
       // Reduce: send, recv, reduce (deps: producer, connection, recv); copy: send, recv.
       if (!b.payload().quantized()) reserve_ring(b, units, p, 3 + 2, 4 + 2);
-      const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0);
-      ring_allgather(b, ranks, units, steps);
+      const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0, orders);
+      ring_allgather(b, ranks, units, steps, orders);
       return;
     }
     case Collective::ReduceScatter:
-      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+                          orders);
       return;
     case Collective::AllGather:
-      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+                     orders);
       return;
     case Collective::Broadcast:
-      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
       return;
     case Collective::Reduce:
-      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
       return;
   }
 }

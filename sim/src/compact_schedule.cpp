@@ -247,6 +247,9 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
                                spec.collective == Collective::AllGather;
   if (spec.algorithm != Algorithm::Ring || !ring_collective || ranks.size() < 2) return std::nullopt;
   if (spec.payload.compression.kind != CompressionKind::None) return std::nullopt;
+  for (const std::vector<int>& ring : spec.channel_rings)  // the closed form assumes rank i sends to i+1
+    for (std::size_t k = 0; k < ring.size(); ++k)
+      if (ring[k] != int(k)) return std::nullopt;
   const detail::Layout layout =
       spec.collective == Collective::AllReduce ? detail::Layout::PieceMajor : detail::Layout::OwnerMajor;
   const int p = int(ranks.size());
