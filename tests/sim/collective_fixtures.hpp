@@ -129,8 +129,8 @@ inline DataFlow run_data_flow(const sim::Schedule& s, std::int64_t elem, int roo
   f.cuts = {0, n};
   for (int r = 0; r <= p; ++r) f.cuts.push_back(block_begin(n, elem, r, p));
   for (const sim::Op& op : s.ops()) {
-    f.cuts.push_back(op.offset.count());
-    f.cuts.push_back(op.offset.count() + op.bytes.count());
+    f.cuts.push_back(op.first * elem);
+    f.cuts.push_back(op.first * elem + op.count * elem);
   }
   std::sort(f.cuts.begin(), f.cuts.end());
   f.cuts.erase(std::unique(f.cuts.begin(), f.cuts.end()), f.cuts.end());
@@ -162,7 +162,7 @@ inline DataFlow run_data_flow(const sim::Schedule& s, std::int64_t elem, int roo
     const sim::Op& op = s.op(id);
     if (op.kind == sim::OpKind::Recv) {
       const sim::Op& send = s.op(op.match);
-      for (std::size_t a = f.atom(op.offset.count()); a < f.atom(op.offset.count() + op.bytes.count()); ++a)
+      for (std::size_t a = f.atom(op.first * elem); a < f.atom(op.first * elem + op.count * elem); ++a)
         f.state[op.at][a] |= f.state[send.at][a];
       continue;
     }
@@ -177,13 +177,13 @@ inline DataFlow run_data_flow(const sim::Schedule& s, std::int64_t elem, int roo
       for (sim::OpId dd : s.deps(d)) stack.push_back(dd);
       if (s.op(d).kind == sim::OpKind::Recv) stack.push_back(s.op(d).match);  // data arrives after its send
     }
-    const std::int64_t lo = op.offset.count();
-    const std::int64_t hi = lo + op.bytes.count();
+    const std::int64_t lo = op.first * elem;
+    const std::int64_t hi = lo + op.count * elem;
     for (sim::OpId w = 0; w < id; ++w) {
       const sim::Op& wop = s.op(w);
       if (wop.at != op.at || wop.kind == sim::OpKind::Send) continue;
-      const std::int64_t wlo = wop.offset.count();
-      const std::int64_t whi = wlo + wop.bytes.count();
+      const std::int64_t wlo = wop.first * elem;
+      const std::int64_t whi = wlo + wop.count * elem;
       if (whi <= lo || wlo >= hi) continue;
       if (seen[w] != stamp)
         f.problems.push_back("send #" + std::to_string(id) + " does not wait for #" + std::to_string(w));

@@ -61,7 +61,11 @@ void require_same_ops(const Schedule& expected, const CompactSchedule& compact) 
     REQUIRE(compact.kind(id) == e.kind);
     REQUIRE(c.at == e.at);
     REQUIRE(c.peer == e.peer);
-    REQUIRE(c.offset == e.offset);
+    REQUIRE(c.first == e.first);
+    REQUIRE(c.count == e.count);
+    REQUIRE(c.src == e.src);
+    REQUIRE(c.dst == e.dst);
+    REQUIRE(c.mode == e.mode);
     REQUIRE(c.bytes == e.bytes);
     REQUIRE(c.match == e.match);
     REQUIRE(c.channel == e.channel);

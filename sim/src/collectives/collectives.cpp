@@ -93,6 +93,15 @@ void detail::validate_spec(const Topology& topology, std::span<const DeviceId> r
   if (spec.chunk.count() < 0) reject(a, "chunk must not be negative");
   if (spec.root < 0 || std::size_t(spec.root) >= ranks.size())
     reject(a, "root " + std::to_string(spec.root) + " is not a rank (0.." + std::to_string(ranks.size() - 1) + ")");
+  for (std::size_t c = 0; c < spec.channel_rings.size(); ++c) {
+    std::vector<int> sorted = spec.channel_rings[c];
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = sorted.size() == ranks.size();
+    for (std::size_t k = 0; permutation && k < sorted.size(); ++k) permutation = sorted[k] == int(k);
+    if (!permutation)
+      reject(a, "channel_rings[" + std::to_string(c) + "] is not a permutation of the rank indices 0.." +
+                    std::to_string(ranks.size() - 1));
+  }
   if (a == Algorithm::HalvingDoubling && !power_of_two(ranks.size()))
     reject(a, "needs a power-of-two rank count (got " + std::to_string(ranks.size()) +
                   "); non-power-of-two counts are rejected rather than padded, use ring or tree");
@@ -127,6 +136,7 @@ std::string schedule_name(const CollectiveSpec& spec) {
 
 Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   Schedule schedule(spec.collective, schedule_name(spec), spec.message, ranks);
+  schedule.set_payload(spec.payload);
   if (ranks.size() < 2) return schedule;
   detail::Builder b(schedule, spec.payload);
   detail::Group group(ranks.size());
@@ -167,6 +177,7 @@ Schedule build_schedule(const Topology& topology, std::span<const DeviceId> rank
   detail::validate_spec(topology, ranks, resolved);
   Schedule schedule = build(topology, ranks, resolved);
   schedule.set_algorithm("nccl:" + choice.name);
+  schedule.set_protocol(choice.protocol);
   return schedule;
 }
 

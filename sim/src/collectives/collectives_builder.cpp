@@ -342,6 +342,15 @@ void Builder::wrote_wire(Endpoint e, Range r, OpId op) {
   wire_[e].assign(r.offset.count(), r.end().count(), op);
 }
 
+Buffer Builder::home(Endpoint e) const {
+  return schedule_.endpoints()[e].role == EndpointRole::Rank ? Buffer::Data : Buffer::Scratch;
+}
+
+Chunk Builder::sparse_chunk(Range r) const {
+  const std::int64_t pair = schedule_.element_bytes(Buffer::Sparse);
+  return Chunk{r.offset.count() / pair, r.bytes.count() / pair};
+}
+
 void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step, std::vector<OpId>& out) {
   if (!payload_.quantized()) {
     if (a < dense_.size()) collect(dense_[a], r, out);
@@ -354,28 +363,30 @@ void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32
   local_deps_.clear();
   if (a < dense_.size()) collect(dense_[a], r, local_deps_);
   sort_unique(local_deps_);
-  const OpId encode = schedule_.add_local(OpKind::Encode, a, r.offset, r.bytes, local_deps_, channel, step);
+  const OpId encode =
+      schedule_.add_local(OpKind::Encode, a, a, home(a), Buffer::Wire, chunk(r), r.bytes, local_deps_, channel, step);
   wrote_wire(a, r, encode);
   out.push_back(encode);
 }
 
-OpId Builder::transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId>& deps, std::uint16_t channel,
-                       std::uint32_t step) {
+OpId Builder::transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode mode, Chunk c, Bytes wire,
+                       std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step) {
   OpId& last = last_send_.slot(a, b, channel);
   if (last != kNoOp) deps.push_back(last);
   sort_unique(deps);
-  const OpId recv = schedule_.add_transfer(a, b, r.offset, wire, deps, {}, channel, step);
+  const OpId recv = schedule_.add_transfer(a, b, src, dst, mode, c, wire, deps, {}, channel, step);
   last = schedule_.op(recv).match;
   return recv;
 }
 
 OpId Builder::send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel,
-                   std::uint32_t step) {
+                   std::uint32_t step, Buffer dst, RecvMode mode) {
   std::vector<OpId>& deps = send_deps_;
   deps.clear();
   wire_ready(a, r, channel, step, deps);
   deps.insert(deps.end(), extra.begin(), extra.end());
-  return transfer(a, b, r, payload_.wire_bytes(r.bytes), deps, channel, step);
+  const Buffer src = payload_.quantized() ? Buffer::Wire : home(a);
+  return transfer(a, b, src, dst, mode, chunk(r), payload_.wire_bytes(r.bytes), deps, channel, step);
 }
 
 OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step) {
@@ -383,29 +394,32 @@ OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::
     copy_sparse(a, b, r, channel, step);
     return kNoOp;
   }
-  const OpId recv = send(a, b, r, {}, channel, step);
   if (!payload_.quantized()) {
+    const OpId recv = send(a, b, r, {}, channel, step, home(b), RecvMode::Overwrite);
     wrote_dense(b, r, recv);
     return recv;
   }
-  const OpId decode = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, std::span<const OpId>(&recv, 1),
-                                          channel, step);
+  // Encoded bytes land in b's wire buffer (b may forward them from there); the Decode writes b's own.
+  const OpId recv = send(a, b, r, {}, channel, step, Buffer::Wire, RecvMode::Overwrite);
+  const OpId decode = schedule_.add_local(OpKind::Decode, b, b, Buffer::Wire, home(b), chunk(r), r.bytes,
+                                          std::span<const OpId>(&recv, 1), channel, step);
   wrote_dense(b, r, decode);
   wrote_wire(b, r, recv);  // b may forward the encoded bytes as they arrived
   return decode;
 }
 
 OpId Builder::reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step) {
-  OpId incoming = send(a, b, r, {}, channel, step);
+  OpId incoming = send(a, b, r, {}, channel, step, Buffer::Inbox, RecvMode::Overwrite);
   if (payload_.quantized())
-    incoming = schedule_.add_local(OpKind::Decode, b, r.offset, r.bytes, std::span<const OpId>(&incoming, 1),
-                                   channel, step);
+    incoming = schedule_.add_local(OpKind::Decode, b, a, Buffer::Inbox, Buffer::Inbox, chunk(r), r.bytes,
+                                   std::span<const OpId>(&incoming, 1), channel, step);
   std::vector<OpId>& deps = local_deps_;
   deps.clear();
   if (b < dense_.size()) collect(dense_[b], r, deps);
   deps.push_back(incoming);
   sort_unique(deps);
-  const OpId reduce = schedule_.add_local(OpKind::Reduce, b, r.offset, r.bytes, deps, channel, step);
+  const OpId reduce =
+      schedule_.add_local(OpKind::Reduce, b, a, Buffer::Inbox, home(b), chunk(r), r.bytes, deps, channel, step);
   wrote_dense(b, r, reduce);
   return reduce;
 }
@@ -414,52 +428,83 @@ void Builder::copy_sparse(Endpoint a, Endpoint b, Range slot, std::uint16_t chan
   std::vector<OpId>& deps = send_deps_;
   deps.clear();
   if (a < wire_.size()) collect(wire_[a], slot, deps);
-  const OpId recv = transfer(a, b, slot, slot.bytes, deps, channel, step);
+  const Chunk c = sparse_chunk(slot);
+  const OpId recv =
+      transfer(a, b, Buffer::Sparse, Buffer::Sparse, RecvMode::Overwrite, c, slot.bytes, deps, channel, step);
   wrote_wire(b, slot, recv);
-  schedule_.add_local(OpKind::Decode, b, slot.offset, slot.bytes, std::span<const OpId>(&recv, 1), channel, step);
+  schedule_.add_local(OpKind::Decode, b, b, Buffer::Sparse, home(b), c, slot.bytes, std::span<const OpId>(&recv, 1),
+                      channel, step);
 }
 
 // ---- phases ----------------------------------------------------------------------------------
 
-std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step) {
+namespace {
+/// Position -> group member for a channel's ring order (identity when there are no orders).
+struct RingOrder {
+  const std::vector<int>* order = nullptr;
+  RingOrder(RingOrders orders, std::uint16_t channel)
+      : order(orders.empty() ? nullptr : &orders[std::size_t(channel) % orders.size()]) {}
+  int operator()(int position) const { return order ? (*order)[std::size_t(position)] : position; }
+  int position_of(int member) const {
+    if (!order) return member;
+    return int(std::find(order->begin(), order->end(), member) - order->begin());
+  }
+};
+}  // namespace
+
+std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                                  RingOrders orders) {
   const int n = int(g.size());
   for (int k = 0; k + 1 < n; ++k)  // step-major: a connection sends step k of every unit, then step k+1
-    for (const Unit& u : units)
+    for (const Unit& u : units) {
+      const RingOrder at(orders, u.channel);
       for (int i = 0; i < n; ++i) {
-        const Range& r = u.blocks[std::size_t(wrap(i - k - 1, n))];
+        const Range& r = u.blocks[std::size_t(at(wrap(i - k - 1, n)))];
         if (!r.empty())
-          b.reduce(g[std::size_t(i)], g[std::size_t(wrap(i + 1, n))], r, u.channel, step + std::uint32_t(k));
+          b.reduce(g[std::size_t(at(i))], g[std::size_t(at(wrap(i + 1, n)))], r, u.channel, step + std::uint32_t(k));
       }
+    }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step) {
+std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                             RingOrders orders) {
   const int n = int(g.size());
   for (int k = 0; k + 1 < n; ++k)
-    for (const Unit& u : units)
+    for (const Unit& u : units) {
+      const RingOrder at(orders, u.channel);
       for (int i = 0; i < n; ++i) {
-        const Range& r = u.blocks[std::size_t(wrap(i - k, n))];
+        const Range& r = u.blocks[std::size_t(at(wrap(i - k, n)))];
         if (!r.empty())
-          b.copy(g[std::size_t(i)], g[std::size_t(wrap(i + 1, n))], r, u.channel, step + std::uint32_t(k));
+          b.copy(g[std::size_t(at(i))], g[std::size_t(at(wrap(i + 1, n)))], r, u.channel, step + std::uint32_t(k));
       }
+    }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step) {
+std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                              RingOrders orders) {
   const int n = int(g.size());
-  for (const Piece& p : pieces)
+  for (const Piece& p : pieces) {
+    const RingOrder at(orders, p.channel);
+    const int start = at.position_of(root);
     for (int k = 0; k + 1 < n; ++k)
-      b.copy(g[std::size_t(wrap(root + k, n))], g[std::size_t(wrap(root + k + 1, n))], p.range, p.channel,
+      b.copy(g[std::size_t(at(wrap(start + k, n)))], g[std::size_t(at(wrap(start + k + 1, n)))], p.range, p.channel,
              step + std::uint32_t(k));
+  }
   return std::uint32_t(n - 1);
 }
 
-std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step) {
+std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                           RingOrders orders) {
   const int n = int(g.size());
-  for (const Piece& p : pieces)
+  for (const Piece& p : pieces) {
+    const RingOrder at(orders, p.channel);
+    const int start = at.position_of(root);
     for (int k = 0; k + 1 < n; ++k)
-      b.reduce(g[std::size_t(wrap(root + 1 + k, n))], g[std::size_t(wrap(root + 2 + k, n))], p.range, p.channel,
-               step + std::uint32_t(k));
+      b.reduce(g[std::size_t(at(wrap(start + 1 + k, n)))], g[std::size_t(at(wrap(start + 2 + k, n)))], p.range,
+               p.channel, step + std::uint32_t(k));
+  }
   return std::uint32_t(n - 1);
 }
 

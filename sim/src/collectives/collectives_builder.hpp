@@ -108,9 +108,16 @@ class Builder {
   /// `a`'s `r` is combined into `b`'s `r`: transfer, then a Reduce at `b` (decode first when
   /// quantised). Returns the Reduce.
   OpId reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step);
-  /// A bare transfer of `r` (dense bytes) after `a`'s producers of `r` and `extra` deps; records
-  /// nothing. Returns the Recv.
-  OpId send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel, std::uint32_t step);
+  /// A bare transfer of `r` (dense bytes) from `a`'s own buffer after `a`'s producers of `r` and
+  /// `extra` deps, landing in `b`'s `dst` as `mode` says; records nothing. Returns the Recv.
+  OpId send(Endpoint a, Endpoint b, Range r, std::span<const OpId> extra, std::uint16_t channel, std::uint32_t step,
+            Buffer dst, RecvMode mode);
+  /// The buffer holding an endpoint's values: Data for ranks, Scratch for switches and servers.
+  Buffer home(Endpoint e) const;
+  /// `r` (dense bytes) as an element range.
+  Chunk chunk(Range r) const { return Chunk{r.offset.count() / elem(), r.bytes.count() / elem()}; }
+  /// A top-k slot range (bytes of (value, index) pairs) as a range of pairs.
+  Chunk sparse_chunk(Range r) const;
 
   /// Top-k: the sparse-part slot of endpoint-independent index `slot` (offset slot * part size).
   Range sparse_slot(int slot) const { return Range{sparse_part_ * slot, sparse_part_}; }
@@ -148,8 +155,8 @@ class Builder {
   void wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32_t step, std::vector<OpId>& out);
   /// add_transfer after `deps` (appended to, then sorted and made unique) and the connection's
   /// previous transfer.
-  OpId transfer(Endpoint a, Endpoint b, Range r, Bytes wire, std::vector<OpId>& deps, std::uint16_t channel,
-                std::uint32_t step);
+  OpId transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode mode, Chunk c, Bytes wire,
+                std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step);
   void grow(Endpoint e);
 
   Schedule& schedule_;
@@ -164,12 +171,24 @@ class Builder {
 
 using Group = std::vector<Endpoint>;
 
+/// Ring order per channel: a unit or piece on channel c uses orders[c % orders.size()], where ring
+/// position k holds group member orders[..][k] (position k sends to k+1). Empty: identity. Each
+/// order is a permutation of 0..g.size()-1 (validate_spec checks CollectiveSpec::channel_rings).
+using RingOrders = std::span<const std::vector<int>>;
+
 // Phases. Each takes the first step number to use and returns how many steps it used.
-std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step);
-std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step);
-/// Pipelined chain root -> root+1 -> ... (Broadcast) and root+1 -> ... -> root (Reduce).
-std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
-std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
+/// Ring reduce-scatter/allgather: group member m ends with / starts from block m of every unit,
+/// whatever the ring order.
+std::uint32_t ring_reduce_scatter(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                                  RingOrders orders = {});
+std::uint32_t ring_allgather(Builder& b, const Group& g, std::span<const Unit> units, std::uint32_t step,
+                             RingOrders orders = {});
+/// Pipelined chain root -> next -> ... (Broadcast) and root's successor -> ... -> root (Reduce) along
+/// the ring order of each piece's channel.
+std::uint32_t chain_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                              RingOrders orders = {});
+std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step,
+                           RingOrders orders = {});
 /// Double binary tree; each piece is halved between the two trees (op.channel = 2*channel + tree).
 /// AllReduce keeps NCCL's natural roots; Reduce/Broadcast rotate both trees onto `root`.
 std::uint32_t tree_allreduce(Builder& b, const Group& g, std::span<const Piece> pieces, std::uint32_t step);

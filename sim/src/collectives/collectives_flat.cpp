@@ -26,26 +26,29 @@ void reserve_ring(Builder& b, std::span<const Unit> units, int p, std::size_t op
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   const Range whole = whole_buffer(spec);
   const int p = rank_count(ranks);
+  const RingOrders orders = spec.channel_rings;
   switch (spec.collective) {
     case Collective::AllReduce: {
       const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
       // Reduce: send, recv, reduce (deps: producer, connection, recv); copy: send, recv.
       if (!b.payload().quantized()) reserve_ring(b, units, p, 3 + 2, 4 + 2);
-      const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0);
-      ring_allgather(b, ranks, units, steps);
+      const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0, orders);
+      ring_allgather(b, ranks, units, steps, orders);
       return;
     }
     case Collective::ReduceScatter:
-      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+                          orders);
       return;
     case Collective::AllGather:
-      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+                     orders);
       return;
     case Collective::Broadcast:
-      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
       return;
     case Collective::Reduce:
-      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
       return;
   }
 }
@@ -133,11 +136,15 @@ void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec
   b.set_sparse_part(part_bytes);
   for (int r = 0; r < p; ++r) {
     // Top-k selection reads the dense gradient and writes this rank's sparse part.
-    const OpId encode = b.schedule().add_local(OpKind::Encode, ranks[std::size_t(r)], Bytes{}, spec.message, {});
-    b.wrote_wire(ranks[std::size_t(r)], b.sparse_slot(r), encode);
+    const Endpoint e = ranks[std::size_t(r)];
+    const OpId encode =
+        b.schedule().add_local(OpKind::Encode, e, e, Buffer::Data, Buffer::Sparse, b.chunk(whole_buffer(spec)),
+                               spec.message, {});
+    b.wrote_wire(e, b.sparse_slot(r), encode);
     // The rank's own part is scatter-added like every received one.
     const std::vector<OpId> deps{encode};
-    b.schedule().add_local(OpKind::Decode, ranks[std::size_t(r)], b.sparse_slot(r).offset, part_bytes, deps);
+    b.schedule().add_local(OpKind::Decode, e, e, Buffer::Sparse, Buffer::Data, b.sparse_chunk(b.sparse_slot(r)),
+                           part_bytes, deps);
   }
   const Range slots{Bytes{}, part_bytes * p};
   const auto units = split_units(slots, p, spec.channels, spec.chunk, Layout::OwnerMajor, pair_bytes);

@@ -132,8 +132,10 @@ void build_in_network(Builder& b, const Topology& topology, const Group& ranks, 
                        std::span<const Endpoint> receivers) {
     if (r.empty()) return;
     std::vector<OpId> arrived;
-    for (Endpoint s : senders) arrived.push_back(b.send(s, sw, r, {}, ch, 0));
-    for (Endpoint d : receivers) b.wrote_dense(d, r, b.send(sw, d, r, arrived, ch, 1));
+    // The switch adds every arrival into its (zeroed) scratch: recv-reduce, no Reduce op.
+    for (Endpoint s : senders) arrived.push_back(b.send(s, sw, r, {}, ch, 0, Buffer::Scratch, RecvMode::Reduce));
+    for (Endpoint d : receivers)
+      b.wrote_dense(d, r, b.send(sw, d, r, arrived, ch, 1, Buffer::Data, RecvMode::Overwrite));
   };
   auto others = [&](int skip) {
     Group g;

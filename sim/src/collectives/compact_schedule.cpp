@@ -88,8 +88,14 @@ Op CompactSchedule::op(OpId id) const {
   const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
   const std::size_t block = std::size_t(s.unit) * std::size_t(ranks_) + b;
   Op op;
-  op.offset = Bytes{block_offset_[block]};
+  op.first = block_offset_[block] / elem_;
+  op.count = block_bytes_[block] / elem_;
   op.bytes = Bytes{block_bytes_[block]};
+  // Reduce-scatter transfers land in the receiver's inbox slot of the sender and are reduced from
+  // there into its data; allgather transfers overwrite the receiver's data.
+  const bool reducing = s.phase == Phase::ReduceScatter;
+  op.src = reducing && s.part == 2 ? Buffer::Inbox : Buffer::Data;
+  op.dst = reducing && s.part != 2 ? Buffer::Inbox : Buffer::Data;
   op.channel = unit_channel_[s.unit];
   op.step = s.phase == Phase::AllGather && has_rs() ? std::uint32_t(ranks_ - 1) + s.step : s.step;
   switch (s.part) {
@@ -111,7 +117,7 @@ Op CompactSchedule::op(OpId id) const {
     default:
       op.kind = OpKind::Reduce;
       op.at = next;
-      op.peer = next;
+      op.peer = s.rank;  // the inbox slot it reduces from
       op.dep_count = 1;
       break;
   }
@@ -203,15 +209,16 @@ Schedule CompactSchedule::expand() const {
   std::vector<DeviceId> devices;
   for (const EndpointInfo& info : endpoints_) devices.push_back(info.device);
   Schedule schedule(collective_, algorithm_, message_, devices);
+  schedule.set_payload(payload_);
   schedule.reserve(op_count_, op_count_);
   for (OpId id = 0; id < op_count_; ++id) {
     const Op o = op(id);
     const OpPair d = deps(id);
     if (o.kind == OpKind::Send) {
-      schedule.add_transfer(o.at, o.peer, o.offset, o.bytes, d.view(), {}, o.channel, o.step);
+      schedule.add_transfer(o.at, o.peer, o.src, o.dst, o.mode, o.chunk(), o.bytes, d.view(), {}, o.channel, o.step);
       ++id;  // the recv it added
     } else {
-      schedule.add_local(o.kind, o.at, o.offset, o.bytes, d.view(), o.channel, o.step);
+      schedule.add_local(o.kind, o.at, o.peer, o.src, o.dst, o.chunk(), o.bytes, d.view(), o.channel, o.step);
     }
   }
   return schedule;
@@ -226,7 +233,10 @@ void CompactSchedule::print(std::ostream& out, const Topology* topology) const {
 
 void CompactSchedule::print_rank(std::ostream& out, Endpoint e, const Topology* topology) const {
   out << detail::endpoint_label(endpoints_, e, topology) << ":\n";
-  for (OpId id : rank_ops(e)) detail::print_op_line(out, endpoints_, topology, id, op(id), deps(id).view());
+  for (OpId id : rank_ops(e)) {
+    const Op o = op(id);
+    detail::print_op_line(out, endpoints_, topology, id, o, Bytes{o.first * elem_}, deps(id).view());
+  }
 }
 
 std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, std::span<const DeviceId> ranks,
@@ -237,6 +247,9 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
                                spec.collective == Collective::AllGather;
   if (spec.algorithm != Algorithm::Ring || !ring_collective || ranks.size() < 2) return std::nullopt;
   if (spec.payload.compression.kind != CompressionKind::None) return std::nullopt;
+  for (const std::vector<int>& ring : spec.channel_rings)  // the closed form assumes rank i sends to i+1
+    for (std::size_t k = 0; k < ring.size(); ++k)
+      if (ring[k] != int(k)) return std::nullopt;
   const detail::Layout layout =
       spec.collective == Collective::AllReduce ? detail::Layout::PieceMajor : detail::Layout::OwnerMajor;
   const int p = int(ranks.size());
@@ -251,6 +264,8 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
   s.collective_ = spec.collective;
   s.algorithm_ = std::string(to_string(spec.algorithm));
   s.message_ = spec.message;
+  s.payload_ = spec.payload;
+  s.elem_ = spec.payload.element_bytes();
   s.ranks_ = p;
   for (DeviceId d : ranks) s.endpoints_.push_back(EndpointInfo{d, EndpointRole::Rank});
   s.units_ = std::uint32_t(units.size());

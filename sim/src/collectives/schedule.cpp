@@ -12,10 +12,42 @@ namespace {
 constexpr std::array<std::string_view, 5> kCollectiveNames{"allreduce", "reducescatter", "allgather", "broadcast",
                                                            "reduce"};
 constexpr std::array<std::string_view, 6> kOpNames{"send", "recv", "reduce", "copy", "encode", "decode"};
+constexpr std::array<std::string_view, 5> kBufferNames{"data", "scratch", "inbox", "wire", "sparse"};
+constexpr std::array<std::string_view, 2> kRecvModeNames{"overwrite", "reduce"};
+constexpr std::array<std::string_view, 1> kReduceOpNames{"sum"};
+constexpr std::array<std::string_view, 3> kRoleNames{"rank", "switch", "parameter_server"};
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> find_name(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == name) return Enum(i);
+  return std::nullopt;
+}
 }  // namespace
 
 std::string_view to_string(Collective c) { return kCollectiveNames[std::size_t(c)]; }
 std::string_view to_string(OpKind k) { return kOpNames[std::size_t(k)]; }
+std::string_view to_string(Buffer b) { return kBufferNames[std::size_t(b)]; }
+std::string_view to_string(RecvMode m) { return kRecvModeNames[std::size_t(m)]; }
+std::string_view to_string(ReduceOp r) { return kReduceOpNames[std::size_t(r)]; }
+std::string_view to_string(EndpointRole r) { return kRoleNames[std::size_t(r)]; }
+std::optional<OpKind> find_op_kind(std::string_view name) { return find_name<OpKind>(kOpNames, name); }
+std::optional<Buffer> find_buffer(std::string_view name) { return find_name<Buffer>(kBufferNames, name); }
+std::optional<RecvMode> find_recv_mode(std::string_view name) { return find_name<RecvMode>(kRecvModeNames, name); }
+std::optional<ReduceOp> find_reduce_op(std::string_view name) { return find_name<ReduceOp>(kReduceOpNames, name); }
+std::optional<EndpointRole> find_endpoint_role(std::string_view name) {
+  return find_name<EndpointRole>(kRoleNames, name);
+}
+
+std::int64_t Schedule::element_bytes(Buffer buffer) const {
+  const std::int64_t dense = payload_.element_bytes();
+  return buffer == Buffer::Sparse ? dense + kTopKIndexBytes : dense;
+}
+
+Bytes Schedule::byte_offset(const Op& op) const {
+  const Buffer addressed = op.kind == OpKind::Recv ? op.dst : op.src;
+  return Bytes{op.first * element_bytes(addressed)};
+}
 
 std::optional<Collective> find_collective(std::string_view name) {
   for (std::size_t i = 0; i < kCollectiveNames.size(); ++i)
@@ -65,28 +97,36 @@ OpId Schedule::push(Op op, std::span<const OpId> deps) {
   return id;
 }
 
-OpId Schedule::add_local(OpKind kind, Endpoint at, Bytes offset, Bytes bytes, std::span<const OpId> deps,
-                         std::uint16_t channel, std::uint32_t step) {
+OpId Schedule::add_local(OpKind kind, Endpoint at, Endpoint slot, Buffer src, Buffer dst, Chunk chunk, Bytes bytes,
+                         std::span<const OpId> deps, std::uint16_t channel, std::uint32_t step) {
   assert(kind != OpKind::Send && kind != OpKind::Recv);
   Op op;
   op.kind = kind;
   op.at = at;
-  op.peer = at;
-  op.offset = offset;
+  op.peer = slot;
+  op.src = src;
+  op.dst = dst;
+  op.first = chunk.first;
+  op.count = chunk.count;
   op.bytes = bytes;
   op.channel = channel;
   op.step = step;
   return push(op, deps);
 }
 
-OpId Schedule::add_transfer(Endpoint from, Endpoint to, Bytes offset, Bytes bytes, std::span<const OpId> send_deps,
-                            std::span<const OpId> recv_deps, std::uint16_t channel, std::uint32_t step) {
+OpId Schedule::add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
+                            std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
+                            std::uint32_t step) {
   Op send;
   send.kind = OpKind::Send;
   send.at = from;
   send.peer = to;
-  send.offset = offset;
-  send.bytes = bytes;
+  send.src = src;
+  send.dst = dst;
+  send.mode = mode;
+  send.first = chunk.first;
+  send.count = chunk.count;
+  send.bytes = wire;
   send.channel = channel;
   send.step = step;
   const OpId send_id = push(send, send_deps);
@@ -100,6 +140,17 @@ OpId Schedule::add_transfer(Endpoint from, Endpoint to, Bytes offset, Bytes byte
   return recv_id;
 }
 
+OpId Schedule::add_local(OpKind kind, Endpoint at, Bytes offset, Bytes bytes, std::span<const OpId> deps,
+                         std::uint16_t channel, std::uint32_t step) {
+  return add_local(kind, at, at, home(at), home(at), chunk_of(offset, bytes), bytes, deps, channel, step);
+}
+
+OpId Schedule::add_transfer(Endpoint from, Endpoint to, Bytes offset, Bytes bytes, std::span<const OpId> send_deps,
+                            std::span<const OpId> recv_deps, std::uint16_t channel, std::uint32_t step) {
+  return add_transfer(from, to, home(from), home(to), RecvMode::Overwrite, chunk_of(offset, bytes), bytes, send_deps,
+                      recv_deps, channel, step);
+}
+
 void Schedule::print(std::ostream& out, const Topology* topology) const {
   out << "schedule " << to_string(collective_) << " algorithm=" << algorithm_ << " message=" << to_string(message_)
       << " ranks=" << rank_count_ << " endpoints=" << endpoints_.size() << " ops=" << ops_.size()
@@ -108,7 +159,8 @@ void Schedule::print(std::ostream& out, const Topology* topology) const {
   for (OpId id = 0; id < ops_.size(); ++id) by_endpoint[ops_[id].at].push_back(id);
   for (Endpoint e = 0; e < endpoints_.size(); ++e) {
     out << detail::endpoint_label(endpoints_, e, topology) << ":\n";
-    for (OpId id : by_endpoint[e]) detail::print_op_line(out, endpoints_, topology, id, ops_[id], deps(id));
+    for (OpId id : by_endpoint[e])
+      detail::print_op_line(out, endpoints_, topology, id, ops_[id], byte_offset(ops_[id]), deps(id));
   }
 }
 
@@ -122,8 +174,8 @@ std::string detail::endpoint_label(std::span<const EndpointInfo> endpoints, Endp
 }
 
 void detail::print_op_line(std::ostream& out, std::span<const EndpointInfo> endpoints, const Topology* topology,
-                           OpId id, const Op& op, std::span<const OpId> deps) {
-  out << "  #" << id << ' ' << to_string(op.kind) << ' ' << to_string(op.bytes) << " @" << to_string(op.offset);
+                           OpId id, const Op& op, Bytes offset, std::span<const OpId> deps) {
+  out << "  #" << id << ' ' << to_string(op.kind) << ' ' << to_string(op.bytes) << " @" << to_string(offset);
   if (op.kind == OpKind::Send) out << " -> " << endpoint_label(endpoints, op.peer, topology);
   if (op.kind == OpKind::Recv) out << " <- " << endpoint_label(endpoints, op.peer, topology);
   out << " [ch " << op.channel << " step " << op.step << ']';
@@ -140,7 +192,15 @@ std::vector<std::string> Schedule::check() const {
   for (OpId id = 0; id < ops_.size(); ++id) {
     const Op& op = ops_[id];
     if (op.at >= endpoints_.size() || op.peer >= endpoints_.size()) fail(id, "endpoint out of range");
-    if (op.bytes.count() < 0 || op.offset.count() < 0) fail(id, "negative chunk");
+    if (op.bytes.count() < 0 || op.first < 0 || op.count < 0) fail(id, "negative chunk");
+    if (op.at < endpoints_.size() && op.peer < endpoints_.size()) {
+      const Buffer own[2] = {op.kind == OpKind::Recv ? op.dst : op.src, op.kind == OpKind::Send ? op.src : op.dst};
+      for (Buffer b : own) {
+        const bool rank = endpoints_[op.at].role == EndpointRole::Rank;
+        if ((b == Buffer::Data && !rank) || (b == Buffer::Scratch && rank))
+          fail(id, std::string("buffer ") + std::string(to_string(b)) + " does not exist at this endpoint");
+      }
+    }
     for (OpId d : deps(id))
       if (d >= id) fail(id, "depends on a later op #" + std::to_string(d));
     const bool wire = op.kind == OpKind::Send || op.kind == OpKind::Recv;
@@ -150,8 +210,9 @@ std::vector<std::string> Schedule::check() const {
       continue;
     }
     const Op& other = ops_[op.match];
-    if (other.kind == op.kind || other.at != op.peer || other.peer != op.at || other.bytes != op.bytes)
-      fail(id, "send/recv counterpart disagrees on endpoints or size");
+    if (other.kind == op.kind || other.at != op.peer || other.peer != op.at || other.bytes != op.bytes ||
+        other.chunk() != op.chunk() || other.src != op.src || other.dst != op.dst || other.mode != op.mode)
+      fail(id, "send/recv counterpart disagrees on endpoints, range, buffers or size");
     if (op.at == op.peer) fail(id, "transfer to itself");
   }
   return problems;

@@ -15,6 +15,6 @@ namespace ringlab::sim::detail {
 std::string endpoint_label(std::span<const EndpointInfo> endpoints, Endpoint e, const Topology* topology);
 /// "  #12 send 4MiB @8MiB -> rank 4 [ch 0 step 2] after #7 #9\n"
 void print_op_line(std::ostream& out, std::span<const EndpointInfo> endpoints, const Topology* topology, OpId id,
-                   const Op& op, std::span<const OpId> deps);
+                   const Op& op, Bytes offset, std::span<const OpId> deps);
 
 }  // namespace ringlab::sim::detail

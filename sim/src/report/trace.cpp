@@ -76,7 +76,7 @@ void write_chrome_trace(std::ostream& out, const Schedule& schedule, const Resul
     event["tid"] = op.channel;
     event["ts"] = microseconds(span.start);
     event["dur"] = microseconds(span.end - span.start);
-    event["args"] = Json{{"op", id}, {"step", op.step}, {"offset", op.offset.count()}, {"bytes", op.bytes.count()}};
+    event["args"] = Json{{"op", id}, {"step", op.step}, {"offset", schedule.byte_offset(op).count()}, {"bytes", op.bytes.count()}};
     emit(event);
   }
   const Json other{{"collective", to_string(result.collective)},

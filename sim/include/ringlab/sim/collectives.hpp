@@ -12,8 +12,9 @@
 //
 // Algorithms (name in files and on the command line) and the collectives each supports:
 //   ring              all five. AllReduce = reduce-scatter + allgather around the ring of ranks in
-//                     order (rank i sends to i+1); Broadcast/Reduce are a pipelined chain from/to the
-//                     root (NCCL's ring pattern for them).
+//                     order (rank i sends to i+1; CollectiveSpec::channel_rings gives each channel
+//                     its own order); Broadcast/Reduce are a pipelined chain from/to the root along
+//                     the ring (NCCL's ring pattern for them).
 //   tree              AllReduce, Broadcast, Reduce. NCCL's double binary tree (trees.cc
 //                     ncclGetBtree/ncclGetDtree: the second tree mirrored for even p, shifted for odd p),
 //                     built over rank positions; each tree carries half the data; op.channel =
@@ -114,6 +115,11 @@ struct CollectiveSpec {
   Hierarchy hierarchy = Hierarchy::Leader;  ///< hierarchical only
   InterAlgorithm inter = InterAlgorithm::Ring;  ///< hierarchical only
   std::vector<DeviceId> servers;                ///< parameter_server: PS devices; empty = default
+  /// ring (also when nccl picks ring): the ring order of each channel. Channel c uses
+  /// channel_rings[c % size()], a permutation of rank indices 0..p-1: ring position k holds rank
+  /// channel_rings[c][k] and sends to position k+1 (chains for Broadcast/Reduce run along it from
+  /// the root). Empty = identity (rank i sends to i+1). Other algorithms and top-k ignore it.
+  std::vector<std::vector<int>> channel_rings;
 };
 
 /// Compiles `spec` over `ranks` (rank r runs on GPU ranks[r]; the order is the ring order).

@@ -8,9 +8,10 @@
 // (expand() returns that Schedule; the tests compare them op by op and their simulation Results).
 // Simulator::run(const CompactSchedule&) runs it in memory linear in ranks and links.
 //
-// Covered: algorithm ring for AllReduce, ReduceScatter and AllGather with an uncompressed payload
-// and every block of every pipelining unit non-empty (each piece has at least p elements). Anything
-// else (other algorithms, compression, tiny messages) is left to the explicit form:
+// Covered: algorithm ring for AllReduce, ReduceScatter and AllGather with an uncompressed payload,
+// identity ring orders (CollectiveSpec::channel_rings) and every block of every pipelining unit
+// non-empty (each piece has at least p elements). Anything else (other algorithms, compression,
+// per-channel ring orders, tiny messages) is left to the explicit form:
 // build_compact_schedule() returns nullopt.
 #pragma once
 
@@ -119,6 +120,8 @@ class CompactSchedule {
   Collective collective_ = Collective::AllReduce;
   std::string algorithm_;
   Bytes message_;
+  Payload payload_;
+  std::int64_t elem_ = 1;  ///< bytes per element
   int ranks_ = 0;
   std::size_t channels_ = 1;
   std::vector<EndpointInfo> endpoints_;
