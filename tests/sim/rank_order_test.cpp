@@ -231,3 +231,29 @@ TEST_CASE("a plan JSON carries the order and per-channel rings", "[rank_order]")
     CHECK(e.problems().front().location == "/rank_order/channel_rings/0/2");
   }
 }
+
+TEST_CASE("per-channel rings from a plan change the time as the uplink sharing says", "[rank_order]") {
+  // Two channels, each carrying N/2. Every uplink direction is shared by the crossing flows of both
+  // channels: c0 + c1 of them, each at B/(c0 + c1), and every other flow is faster, so
+  //   t = 2(p-1) * (N/2p) / (B/(c0 + c1)) = (p-1)(c0 + c1) N/(pB).
+  // block + block: c = 1 + 1; block + interleaved: 1 + 8; interleaved + interleaved: 8 + 8.
+  const Scenario s = two_racks();
+  const Bytes n = 64_MiB;
+  std::vector<int> block(kRanks);
+  std::vector<int> interleaved;
+  for (int r = 0; r < kRanks; ++r) block[std::size_t(r)] = r;  // declaration order is rack-contiguous
+  for (int h = 0; h < kHostsPerRack; ++h)
+    for (int r = 0; r < kRacks; ++r) interleaved.push_back(r * kHostsPerRack + h);
+  const double unit = double(n.count()) / kRanks * 8.0 / kB.bits_per_second();  // N/(pB) in seconds
+  for (const auto& [rings, crossings] : {std::pair{std::vector{block, block}, 2},
+                                         std::pair{std::vector{block, interleaved}, 9},
+                                         std::pair{std::vector{interleaved, interleaved}, 16}}) {
+    nlohmann::json names = nlohmann::json::array();
+    for (DeviceId g : s.cluster.gpus()) names.push_back(s.cluster.device(g).name);
+    const nlohmann::json plan = {{"rank_order", {{"ranks", names}, {"channel_rings", rings}}}};
+    const RankOrder order = load_rank_order(s.cluster, write_file("channels.json", plan.dump()), 0);
+    REQUIRE(order.per_channel());
+    INFO("crossing flows per uplink direction: " << crossings);
+    CHECK(ring_time(s.cluster, order, n, 2).seconds() == Approx((kRanks - 1) * crossings * unit).epsilon(1e-9));
+  }
+}

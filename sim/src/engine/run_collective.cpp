@@ -23,6 +23,7 @@ CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
   spec.hierarchy = request.hierarchy;
   spec.inter = request.inter;
   spec.servers = request.servers;
+  spec.channel_rings = request.order.channel_rings;
   return spec;
 }
 
@@ -82,7 +83,10 @@ CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& re
   CollectiveOutcome out = run_spec(topology, request, spec, options);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
-  if (out.schedule) out.schedule->set_algorithm(label);
+  if (out.schedule) {
+    out.schedule->set_algorithm(label);
+    out.schedule->set_protocol(choice.protocol);
+  }
   return out;
 }
 
