@@ -17,10 +17,11 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/run_collective.hpp"
-#include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/report.hpp"
+#include "ringlab/sim/schedule_json.hpp"
 #include "ringlab/sim/simgrid_engine.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/sim/trace.hpp"
@@ -63,6 +64,7 @@ struct CommandLine {
   std::string trace;
   bool print_schedule = false;
   std::string rank_order_file;  ///< --rank-order (relative to the working directory); wins over the section's
+  std::string schedule_file;    ///< simulate --schedule: run this schedule file instead of building one
   /// Settings given on the command line, keyed as in the "simulate" section; merged over it.
   nlohmann::json overrides = nlohmann::json::object();
 };
@@ -230,6 +232,15 @@ std::string nccl_type_name(DataType t) {
   return "float";
 }
 
+/// The report row fields every run shares: element type, reduction and root as nccl-tests prints them.
+void describe_row(ReportRow& row, Collective collective, const Payload& payload, int root) {
+  row.type = nccl_type_name(payload.dtype);
+  row.element_size = int(payload.element_bytes());
+  const bool reduces = collective != Collective::AllGather && collective != Collective::Broadcast;
+  row.redop = reduces ? "sum" : "none";
+  row.root = collective == Collective::Broadcast || collective == Collective::Reduce ? root : -1;
+}
+
 struct SizeRun {
   ReportRow row;
   std::optional<Schedule> schedule;  ///< kept only when asked for (a trace, --print-schedule)
@@ -266,11 +277,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
     throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);
   ReportRow row;
   row.result = std::move(*outcome.result);
-  row.type = nccl_type_name(plan.payload.dtype);
-  row.element_size = int(plan.payload.element_bytes());
-  const bool reduces = plan.collective != Collective::AllGather && plan.collective != Collective::Broadcast;
-  row.redop = reduces ? "sum" : "none";
-  row.root = plan.collective == Collective::Broadcast || plan.collective == Collective::Reduce ? plan.root : -1;
+  describe_row(row, plan.collective, plan.payload, plan.root);
   row.protocol = std::string(to_string(outcome.protocol));
   row.channels = outcome.channels;
   return SizeRun{std::move(row), std::move(outcome.schedule)};
@@ -282,6 +289,52 @@ struct SimulateRun {
   std::vector<ReportRow> rows;
   std::optional<Schedule> last_schedule;
 };
+
+/// Settings a schedule file fixes; giving one of them with --schedule is an error, not ignored.
+constexpr const char* kFixedBySchedule[] = {"collective", "algorithm", "sizes",     "dtype", "compression", "protocol",
+                                            "channels",   "chunk",     "hierarchy", "inter", "ranks",       "root"};
+
+/// simulate --schedule FILE: runs a schedule written by `ringlab schedule` (or by hand) as it is,
+/// with the section's engine, calibration and ECMP settings and the schedule's own protocol.
+SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const CommandLine& c) {
+  for (const char* key : kFixedBySchedule)
+    if (c.overrides.contains(key))
+      throw InputError("", "--schedule", std::string("the schedule file fixes the ") + key + "; drop that option");
+  if (!c.rank_order_file.empty()) throw InputError("", "--schedule", "the schedule file fixes the rank order; drop --rank-order");
+  const Schedule schedule = read_schedule_json(read_json_file(c.schedule_file, "schedule"), scenario.cluster, c.schedule_file);
+  SimOptions options;
+  options.ecmp = plan.ecmp;
+  options.ecmp_seed = plan.seed;
+  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  options.calibration.model_compute = plan.model_compute;
+  options.protocol = schedule.protocol();
+  ReportRow row;
+  try {
+    row.result = plan.simgrid ? load_simgrid_engine(plan.simgrid_model)->run(scenario.cluster, options, schedule)
+                              : Simulator(scenario.cluster, options).run(schedule);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(c.schedule_file, "", std::string("the engine cannot run this schedule: ") + e.what());
+  }
+  describe_row(row, schedule.collective(), schedule.payload(), 0);
+  row.protocol = std::string(to_string(schedule.protocol()));
+  row.channels = int(schedule.channel_count());
+  RankOrder order;
+  for (const EndpointInfo& e : schedule.endpoints())
+    if (e.role == EndpointRole::Rank) order.ranks.push_back(e.device);
+  order.source = "schedule " + c.schedule_file;
+  ReportHeader header;
+  header.scenario = scenario.name.empty() ? scenario.file : scenario.name;
+  header.collective = std::string(to_string(schedule.collective()));
+  header.algorithm = schedule.algorithm() + " (from " + c.schedule_file + ")";
+  header.ranks = schedule.rank_count();
+  header.calibration = plan.nccl_calibration ? "nccl" : "pure";
+  header.order_source = order.source;
+  header.order_digest = order.digest(scenario.cluster);
+  header.order = order.to_json(scenario.cluster);
+  std::vector<ReportRow> rows;
+  rows.push_back(std::move(row));
+  return SimulateRun{std::move(header), std::move(rows), std::nullopt};
+}
 
 // The one code path behind `simulate` and run_simulate_json(): settings, validation, one run per size.
 SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
@@ -295,6 +348,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   settings.rank_order_file = c.rank_order_file;
   const RunPlan plan = validate(settings, scenario, reader, problems);
   problems.throw_if_any();
+
+  if (!c.schedule_file.empty()) return replay_schedule(scenario, plan, c);
 
   std::vector<ReportRow> rows;
   std::optional<Schedule> last_schedule;
@@ -349,22 +404,23 @@ nlohmann::json run_simulate_json(const nlohmann::json& scenario, const std::stri
   return nlohmann::json::parse(out.str());
 }
 
-void add_simulate_command(CLI::App& app) {
-  auto c = std::make_shared<CommandLine>();
-  CLI::App* sim = app.add_subcommand(
-      "simulate", "Simulate a collective over a sweep of message sizes and report time, algbw and busbw");
-  sim->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
-  // Text settings are stored as given; counts are checked as numbers here and stored as integers.
+namespace {
+
+/// The collective's settings, shared by `simulate` and `schedule`; each writes the "simulate"
+/// section key of the same name. Text settings are stored as given; counts are checked as numbers
+/// here and stored as integers.
+void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c) {
+  cmd->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
   auto text = [&](const char* flags, const char* key, const char* help) {
-    sim->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help);
+    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help);
   };
   auto count = [&](const char* flags, const char* key, const char* help) {
-    sim->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help);
+    cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help);
   };
   text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce");
   text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
                                  "parameter_server, in_network, nccl, auto (the fastest that applies)");
-  text("-s,--sizes", "sizes", "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
+  text("-s,--sizes,--size", "sizes", "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
   text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8");
   text("--compression", "compression", "none, fp8, int8, topk:RATIO");
   text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll");
@@ -372,7 +428,7 @@ void add_simulate_command(CLI::App& app) {
   count("--channels", "channels", "parallel rings/trees");
   text("--chunk", "chunk", "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
   count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
-  sim->add_option_function<std::string>(
+  cmd->add_option_function<std::string>(
       "--rank-order", [c](const std::string& v) { c->rank_order_file = v; },
       "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
   count("--root", "root", "root rank for broadcast/reduce");
@@ -382,8 +438,38 @@ void add_simulate_command(CLI::App& app) {
   count("--seed", "seed", "ECMP hash seed");
   text("--engine", "engine", "ringlab (default) or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)");
   text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)");
-  sim->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
+  cmd->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
                          "make reductions and codecs free (pure network timing)");
+}
+
+/// `ringlab schedule`: compiles one size into its executable schedule and writes it as JSON.
+void run_schedule(const CommandLine& c) {
+  const Scenario scenario = load_scenario_or_default(c.scenario);
+  const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
+  ProblemList problems(where);
+  nlohmann::json section = scenario.simulate;
+  section.update(c.overrides);
+  JsonReader reader(problems);
+  SimulateSettings settings;
+  read_section(reader, JsonNode{&section, "/simulate"}, settings);
+  settings.rank_order_file = c.rank_order_file;
+  const RunPlan plan = validate(settings, scenario, reader, problems);
+  if (problems.empty() && plan.sizes.size() != 1)
+    problems.add("/simulate/sizes", "a schedule is for one size; give one with --size");
+  problems.throw_if_any();
+  SizeRun run = run_size(scenario.cluster, plan, plan.sizes.front(), true, where);
+  write_output(c.output, [&](std::ostream& out) { write_schedule_json(out, *run.schedule, &scenario.cluster); });
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto c = std::make_shared<CommandLine>();
+  CLI::App* sim = app.add_subcommand(
+      "simulate", "Simulate a collective over a sweep of message sizes and report time, algbw and busbw");
+  add_collective_options(sim, c);
+  sim->add_option("--schedule", c->schedule_file,
+                  "run this schedule file (written by `ringlab schedule`) instead of building one");
   sim->add_option("-f,--format", c->format, "table (nccl-tests style), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
@@ -391,6 +477,13 @@ void add_simulate_command(CLI::App& app) {
   sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");
   sim->add_flag("--print-schedule", c->print_schedule, "print the compiled schedule of the smallest size first");
   sim->callback([c] { run_simulate(*c); });
+
+  auto s = std::make_shared<CommandLine>();
+  CLI::App* sched = app.add_subcommand(
+      "schedule", "Compile one collective into its executable schedule (versioned JSON, docs/schedule-format.md)");
+  add_collective_options(sched, s);
+  sched->add_option("-o,--output", s->output, "write the schedule to this file instead of standard output");
+  sched->callback([s] { run_schedule(*s); });
 }
 
 }  // namespace ringlab::cli

@@ -1,0 +1,29 @@
+# `ringlab schedule` then `ringlab simulate --schedule` gives the row `simulate` gives for the same
+# settings (time, algbw, busbw to the printed digit), and writing the schedule twice gives the same bytes.
+# Usage: cmake -DRINGLAB=path -DSCENARIO=relative.json -DARGS="a;b" -DWORKDIR=dir -DTMP=dir -P schedule_round_trip.cmake
+function(run out)
+  execute_process(COMMAND ${RINGLAB} ${ARGN} WORKING_DIRECTORY ${WORKDIR}
+                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ringlab ${ARGN} exited ${rc}:\n${stderr}")
+  endif()
+  set(${out} "${stdout}" PARENT_SCOPE)
+endfunction()
+
+set(file_a ${TMP}/round_trip_a.schedule.json)
+set(file_b ${TMP}/round_trip_b.schedule.json)
+run(ignored schedule ${SCENARIO} ${ARGS} -o ${file_a})
+run(ignored schedule ${SCENARIO} ${ARGS} -o ${file_b})
+file(SHA256 ${file_a} hash_a)
+file(SHA256 ${file_b} hash_b)
+if(NOT hash_a STREQUAL hash_b)
+  message(FATAL_ERROR "two schedule runs wrote different bytes")
+endif()
+run(direct simulate ${SCENARIO} ${ARGS} -f csv)
+run(replayed simulate ${SCENARIO} --schedule ${file_a} -f csv)
+string(REGEX MATCH "\n[^\n]+" direct_row "${direct}")
+string(REGEX MATCH "\n[^\n]+" replayed_row "${replayed}")
+if(direct_row STREQUAL "" OR NOT direct_row STREQUAL replayed_row)
+  message(FATAL_ERROR "replayed schedule differs:\n simulate:${direct_row}\n replayed:${replayed_row}")
+endif()
+message(STATUS "round trip OK:${direct_row}")
