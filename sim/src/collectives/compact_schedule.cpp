@@ -82,6 +82,20 @@ OpId CompactSchedule::dense_producer(const Slot& s) const {
   return has_rs() ? id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), s.unit, from) + 2 : kNoOp;
 }
 
+Endpoint CompactSchedule::endpoint(OpId id) const {
+  std::uint32_t x;
+  std::uint32_t part;
+  if (id < rs_ops_) {
+    x = by_three_.divide(id);
+    part = id - 3 * x;
+  } else {
+    x = (id - std::uint32_t(rs_ops_)) >> 1;
+    part = (id - std::uint32_t(rs_ops_)) & 1;
+  }
+  const std::uint32_t rank = x - by_ranks_.divide(x) * std::uint32_t(ranks_);
+  return part == 0 ? rank : after(rank, std::uint32_t(ranks_));  // a Send runs at its rank, the rest at the next
+}
+
 Op CompactSchedule::op(OpId id) const {
   const Slot s = decode(id);
   const std::uint32_t b = block_index(s);

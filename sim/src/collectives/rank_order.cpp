@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "ringlab/sim/result.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/scenario.hpp"
 
@@ -23,12 +23,6 @@ struct Entry {
   std::optional<int> slots;
   std::string location;
 };
-
-std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 14695981039346656037ULL) {
-  constexpr std::uint64_t kPrime = 1099511628211ULL;  // FNV-1a 64-bit parameters (IETF draft-eastlake-fnv)
-  for (unsigned char c : text) hash = (hash ^ c) * kPrime;
-  return hash;
-}
 
 std::vector<DeviceId> host_gpus(const Topology& topology, HostId host) {
   std::vector<DeviceId> gpus;
@@ -197,15 +191,13 @@ std::string read_text_file(const std::string& path) {
 }  // namespace
 
 std::string RankOrder::digest(const Topology& topology) const {
-  std::uint64_t hash = fnv1a("ringlab.rank_order\n");
-  for (DeviceId d : ranks) hash = fnv1a(topology.device(d).name + "\n", hash);
+  std::string text = "ringlab.rank_order\n";
+  for (DeviceId d : ranks) text += topology.device(d).name + "\n";
   for (const auto& ring : channel_rings) {
-    hash = fnv1a("ring\n", hash);
-    for (int r : ring) hash = fnv1a(std::to_string(r) + "\n", hash);
+    text += "ring\n";
+    for (int r : ring) text += std::to_string(r) + "\n";
   }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  return digest_hex(text);
 }
 
 nlohmann::json RankOrder::to_json(const Topology& topology) const {

@@ -23,6 +23,7 @@ class ExplicitDag {
   std::uint64_t size() const { return ops_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
   bool is_recv(OpId id) const { return is_recv_[id] != 0; }
+  Endpoint endpoint(OpId id) const { return ops_[id].at; }
   /// `id` completed: calls ready(next) for each successor that this made ready (then `id` is its
   /// critical predecessor), in ascending id order.
   template <class F>

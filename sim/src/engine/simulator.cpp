@@ -204,6 +204,7 @@ class CompactDag {
   std::uint64_t size() const { return schedule_.op_count(); }
   Op op(OpId id) const { return schedule_.op(id); }
   bool is_recv(OpId id) const { return schedule_.kind(id) == OpKind::Recv; }
+  Endpoint endpoint(OpId id) const { return schedule_.endpoint(id); }
   /// As ExplicitDag's. The successors' kinds follow from the completed op's: a Send's are its Recv
   /// and the connection's next Send, a Reduce's is a Send, a Recv's a Reduce or a Send.
   template <class F>
@@ -263,6 +264,7 @@ class Run {
     local_rates_.reserve(endpoints_.size());
     for (const EndpointInfo& e : endpoints_)
       local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
+    rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
   }
 
   Result execute();
@@ -310,6 +312,7 @@ class Run {
   std::uint64_t completed_ = 0;
   OpId last_completed_ = kNoOp;
   Duration finish_;  ///< time of the last completion
+  std::vector<Duration> rank_finish_;  ///< per rank endpoint: its last completion
 
   std::vector<OpId> ready_;
   std::size_t ready_head_ = 0;
@@ -356,6 +359,7 @@ void Run<Dag>::complete(OpId op) {
   const Duration now = queue_.now();
   if (record_) spans_[op].end = now.picoseconds();
   finish_ = now;
+  if (const Endpoint e = dag_.endpoint(op); e < rank_finish_.size()) rank_finish_[e] = now;  // completions in time order
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
   dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });
@@ -516,6 +520,8 @@ Result Run<Dag>::collect() const {
   result.ranks = schedule.rank_count();
   const std::int64_t finish = finish_.picoseconds();
   result.time = finish_;
+  result.rank_finish = rank_finish_;
+  result.source.engine = "ringlab-flow " RINGLAB_VERSION;
 
   for (ChannelId c = 0; c < network_.channel_count(); ++c) {
     const double bytes = network_.channel_bytes(c);

@@ -7,7 +7,20 @@
 // every collective, and busbw = algbw x busbw_factor(collective, ranks).
 #include "ringlab/sim/result.hpp"
 
+#include <cstdio>
+
 namespace ringlab::sim {
+
+std::string digest_hex(std::string_view text) {
+  // FNV-1a, 64-bit (offset basis and prime from the FNV reference, draft-eastlake-fnv).
+  constexpr std::uint64_t kOffsetBasis = 14695981039346656037ULL;
+  constexpr std::uint64_t kPrime = 1099511628211ULL;
+  std::uint64_t hash = kOffsetBasis;
+  for (unsigned char c : text) hash = (hash ^ c) * kPrime;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+  return out;
+}
 
 Bandwidth Result::algbw() const {
   if (time.picoseconds() <= 0) return Bandwidth{};

@@ -31,6 +31,7 @@
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
 
 #include "engine/engine_common.hpp"
 #include "engine/explicit_dag.hpp"
@@ -121,6 +122,7 @@ void put_result(Writer& w, const Result& r) {
   w.put_vector(r.bottlenecks);
   w.put_vector(r.critical_path);
   w.put_vector(r.timeline);
+  w.put_vector(r.rank_finish);
   w.put(r.events);
   w.put(r.flows);
   w.put(r.rate_updates);
@@ -132,6 +134,7 @@ void get_result(Reader& r, Result& out) {
   out.bottlenecks = r.get_vector<ChannelId>();
   out.critical_path = r.get_vector<OpId>();
   out.timeline = r.get_vector<OpSpan>();
+  out.rank_finish = r.get_vector<Duration>();
   out.events = r.get<std::uint64_t>();
   out.flows = r.get<std::uint64_t>();
   out.rate_updates = r.get<std::uint64_t>();
@@ -431,6 +434,10 @@ Result Run::collect() const {
   std::int64_t finish = 0;
   for (std::int64_t end : end_ps_) finish = std::max(finish, end);
   result.time = Duration{finish};
+  result.rank_finish.assign(std::size_t(schedule_.rank_count()), Duration{});
+  for (OpId id = 0; id < ops_.size(); ++id)
+    if (ops_[id].at < result.rank_finish.size())
+      result.rank_finish[ops_[id].at] = std::max(result.rank_finish[ops_[id].at], Duration{end_ps_[id]});
   for (ChannelId c = 0; c < topology_.channel_count(); ++c) {
     if (channel_bytes_[c] <= 0) continue;
     const Link& link = topology_.link(Topology::channel_link(c));
@@ -541,6 +548,8 @@ Result SimgridSimulator::run(const Schedule& schedule) const {
   result.message = schedule.message();
   result.ranks = schedule.rank_count();
   get_result(reader, result);
+  result.source.engine = "simgrid " + std::to_string(SIMGRID_VERSION_MAJOR) + "." +
+                         std::to_string(SIMGRID_VERSION_MINOR) + " (" + std::string(to_string(model_)) + " model)";
   return result;
 }
 

@@ -53,6 +53,8 @@ class CompactSchedule {
   /// The op with this id, as the explicit schedule holds it (dep_begin is 0: use deps()).
   /// Precondition: id < op_count(). O(1).
   Op op(OpId id) const;
+  /// op(id).at, cheaper (the engine asks for it on every completion). Precondition: id < op_count().
+  Endpoint endpoint(OpId id) const;
   /// op(id).kind, cheaper (the engine asks for it on every op).
   OpKind kind(OpId id) const {
     constexpr OpKind kParts[3] = {OpKind::Send, OpKind::Recv, OpKind::Reduce};

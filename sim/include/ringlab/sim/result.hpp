@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -27,12 +29,48 @@ struct OpSpan {
   Duration end;
 };
 
+/// Where a Result came from: a simulation engine, or a measurement on real hardware.
+enum class ResultKind : std::uint8_t { Simulated, Measured };
+
+struct ResultSource {
+  ResultKind kind = ResultKind::Simulated;
+  std::string engine;              ///< "ringlab-flow 0.1.0", "simgrid 3.32 (pure model)", "nccl 2.21.5 (cuda 13.0)"
+  std::vector<std::string> hosts;  ///< measured: the hosts the run used, in rank order of their first rank
+};
+
+/// Which run a Result belongs to: predicted and measured results of the same run have equal keys
+/// (compare() matches rows on collective, message, dtype and order; the rest is reported if it differs).
+struct RunKey {
+  std::string scenario;   ///< digest of the scenario (digest_hex of its JSON text), or "" when unknown
+  std::string dtype;      ///< nccl-tests' name: "float", "half", "bfloat16", ...
+  std::string protocol;   ///< "simple", "ll128", "ll"
+  int channels = 0;       ///< parallel rings/trees that ran (0: unknown)
+  std::string order;      ///< RankOrder::digest(), "" when unknown
+  bool operator==(const RunKey&) const = default;
+};
+
+/// Per-iteration statistics of a measured run (nccl-tests -n iterations after -w warm-up ones).
+struct IterationStats {
+  int count = 0;   ///< timed iterations
+  int warmup = 0;  ///< untimed warm-up iterations before them
+  Duration min, median, mean, max;
+  bool operator==(const IterationStats&) const = default;
+};
+
+/// 16 hex digits of FNV-1a 64 over `text`: digests of scenarios and rank orders.
+std::string digest_hex(std::string_view text);
+
 struct Result {
+  ResultSource source;
+  RunKey key;
   Collective collective = Collective::AllReduce;
   std::string algorithm;
   Bytes message;          ///< per-rank buffer size as nccl-tests counts it
   int ranks = 0;
-  Duration time;          ///< from the first op becoming ready to the last op finishing
+  Duration time;          ///< from the first op becoming ready to the last op finishing (measured: median iteration)
+  std::vector<Duration> rank_finish;       ///< per rank: when its last op finished (simulated) or its own time (measured)
+  std::optional<IterationStats> iterations;  ///< measured runs only
+  std::optional<std::int64_t> wrong;       ///< elements that differ from the expected result; empty: not checked
 
   /// nccl-tests: algbw = S / t; busbw = algbw * busbw_factor(collective, ranks).
   Bandwidth algbw() const;
