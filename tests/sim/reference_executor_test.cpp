@@ -62,8 +62,9 @@ double input(int rank, std::int64_t i) { return (rank + 1) * kRankScale + double
 std::int64_t block_start(std::int64_t n, int r, int p) { return n * r / p; }
 
 /// The documented rejection for this combination, or "" when the builder must accept it.
-std::string expected_rejection(const Variant& v, Collective c, int p, bool equal_nodes) {
+std::string expected_rejection(const Variant& v, Collective c, int p, bool equal_nodes, const Payload& payload) {
   if (!supports(v.algorithm, c)) return "does not implement";
+  if (payload.quantized() && v.algorithm == Algorithm::InNetwork) return "compression is not supported";
   if (v.algorithm == Algorithm::HalvingDoubling && (p & (p - 1)) != 0) return "needs a power-of-two rank count";
   const bool owner_blocks = c == Collective::ReduceScatter || c == Collective::AllGather;
   if (v.algorithm == Algorithm::Hierarchical && owner_blocks && v.hierarchy == Hierarchy::Leader)
@@ -154,7 +155,7 @@ struct Tally {
   std::vector<std::string> failures;
 };
 
-void run_variant(const Variant& v, Tally& tally) {
+void run_variant(const Variant& v, const Payload& payload, Tally& tally) {
   for (int p = 1; p <= kMaxRanks; ++p)
     for (Shape& shape : shapes(v, p))
       for (Collective c : kCollectives)
@@ -168,10 +169,11 @@ void run_variant(const Variant& v, Tally& tally) {
           spec.channels = k.channels;
           spec.chunk = Bytes{k.chunk_elements * kFp32};
           spec.root = p / 2;
+          spec.payload = payload;
           std::ostringstream where;
           where << v.name << ' ' << to_string(c) << " p=" << p << (shape.equal_nodes ? "" : " (unequal nodes)")
                 << " n=" << k.elements << " channels=" << k.channels << " chunk=" << k.chunk_elements << ": ";
-          const std::string rejection = expected_rejection(v, c, p, shape.equal_nodes);
+          const std::string rejection = expected_rejection(v, c, p, shape.equal_nodes, payload);
           std::optional<Schedule> s;
           try {
             s.emplace(build_schedule(shape.cluster.topology, shape.ranks, spec));
@@ -212,11 +214,14 @@ void run_variant(const Variant& v, Tally& tally) {
 
 }  // namespace
 
-TEST_CASE("reference executor: every algorithm computes its collectives exactly", "[executor]") {
+namespace {
+
+/// Every variant in its own section, failures listed together (the first 20) to see a bug's pattern.
+void run_all(const Payload& payload) {
   for (const Variant& v : variants()) {
     DYNAMIC_SECTION(v.name) {
       Tally tally;
-      run_variant(v, tally);
+      run_variant(v, payload, tally);
       std::string report;
       for (std::size_t i = 0; i < std::min<std::size_t>(tally.failures.size(), 20); ++i)
         report += tally.failures[i] + '\n';
@@ -224,31 +229,23 @@ TEST_CASE("reference executor: every algorithm computes its collectives exactly"
                   << tally.failures.size() << " failures\n"
                   << report);
       CHECK(tally.failures.empty());
-      CHECK(tally.executed > 0);
+      if (!(payload.quantized() && v.algorithm == Algorithm::InNetwork)) CHECK(tally.executed > 0);
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("reference executor: every algorithm computes its collectives exactly", "[executor]") {
+  run_all(Payload{});
+}
+
+// Quantisation is the identity on values here, so this checks the data flow of encoded payloads:
+// Encode before a send, forwarding of the encoded form, Decode after every receive.
 TEST_CASE("reference executor: quantised payloads move the same values (identity codec)", "[executor]") {
-  const Cluster c = test::leaf_cluster(5, 1, 100_Gbps, 1_us);
-  for (Algorithm a : {Algorithm::Ring, Algorithm::Tree, Algorithm::Direct}) {
-    CollectiveSpec spec;
-    spec.algorithm = a;
-    spec.payload.compression = Compression::quantize(DataType::Fp8);
-    const std::int64_t n = 38;
-    spec.message = Bytes{n * kFp32};
-    spec.channels = 2;
-    spec.chunk = Bytes{3 * kFp32};
-    const Schedule s = build_schedule(c.topology, c.gpus, spec);
-    REQUIRE(s.check().empty());
-    std::vector<std::vector<double>> inputs(5, std::vector<double>(std::size_t(n)));
-    for (int r = 0; r < 5; ++r)
-      for (std::int64_t i = 0; i < n; ++i) inputs[std::size_t(r)][std::size_t(i)] = input(r, i);
-    for (ExecOrder order : {ExecOrder::LowestFirst, ExecOrder::HighestFirst, ExecOrder::Random}) {
-      INFO(to_string(a) << " order " << int(order));
-      CHECK(verify(Collective::AllReduce, 5, 0, n, execute_schedule(s, inputs, ExecOptions{order, 3})) == "");
-    }
-  }
+  Payload fp8;
+  fp8.compression = Compression::quantize(DataType::Fp8);
+  run_all(fp8);
 }
 
 TEST_CASE("reference executor: top-k schedules are refused", "[executor]") {
@@ -274,4 +271,26 @@ TEST_CASE("reference executor: a missing dependency shows up as a race", "[execu
   CHECK_THROWS_AS(execute_schedule(s, inputs, ExecOptions{ExecOrder::HighestFirst}), ExecutionError);
   const auto out = execute_schedule(s, inputs, ExecOptions{ExecOrder::LowestFirst});
   CHECK(out[1] == std::vector<double>(4, 2.0));
+}
+
+TEST_CASE("reference executor: a source overwritten while in flight is a race", "[executor]") {
+  const Cluster c = test::leaf_cluster(2, 1, 100_Gbps, 1_us);
+  Schedule s(Collective::AllReduce, "hand", Bytes{4 * kFp32}, c.gpus);
+  const Chunk all{0, 4};
+  const Bytes bytes{4 * kFp32};
+  // #0/#1: rank 0 sends its data to rank 1. #2/#3: rank 1 sends to rank 0's inbox. #4: rank 0
+  // reduces that into its data after its own Send (#0) but not after rank 1 received it (#1).
+  s.add_transfer(0, 1, Buffer::Data, Buffer::Data, RecvMode::Overwrite, all, bytes, {});
+  s.add_transfer(1, 0, Buffer::Data, Buffer::Inbox, RecvMode::Overwrite, all, bytes, {});
+  s.add_local(OpKind::Reduce, 0, 1, Buffer::Inbox, Buffer::Data, all, bytes, std::vector<OpId>{0, 3});
+  REQUIRE(s.check().empty());
+  const std::vector<std::vector<double>> inputs{std::vector<double>(4, 1.0), std::vector<double>(4, 2.0)};
+  CHECK_THROWS_WITH(execute_schedule(s, inputs, ExecOptions{ExecOrder::HighestFirst}),
+                    Catch::Contains("changed while the transfer was in flight"));
+  // Without the check the Send's snapshot is what arrives.
+  ExecOptions lenient{ExecOrder::HighestFirst};
+  lenient.check_in_flight = false;
+  const auto out = execute_schedule(s, inputs, lenient);
+  CHECK(out[0] == std::vector<double>(4, 3.0));
+  CHECK(out[1] == std::vector<double>(4, 1.0));
 }

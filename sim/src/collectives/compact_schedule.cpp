@@ -102,9 +102,9 @@ Op CompactSchedule::op(OpId id) const {
   const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
   const std::size_t block = std::size_t(s.unit) * std::size_t(ranks_) + b;
   Op op;
-  op.first = block_offset_[block] / elem_;
-  op.count = block_bytes_[block] / elem_;
-  op.bytes = Bytes{block_bytes_[block]};
+  op.first = block_first_[block];
+  op.count = block_count_[block];
+  op.bytes = Bytes{block_count_[block] * elem_};
   // Reduce-scatter transfers land in the receiver's inbox slot of the sender and are reduced from
   // there into its data; allgather transfers overwrite the receiver's data.
   const bool reducing = s.phase == Phase::ReduceScatter;
@@ -300,8 +300,8 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
     }
     s.channel_last_[ch] = u;
     for (const detail::Range& r : units[u].blocks) {
-      s.block_offset_.push_back(r.offset.count());
-      s.block_bytes_.push_back(r.bytes.count());
+      s.block_first_.push_back(r.offset.count() / s.elem_);
+      s.block_count_.push_back(r.bytes.count() / s.elem_);
     }
   }
   const std::uint64_t slots = std::uint64_t(p - 1) * s.units_ * std::uint64_t(p);

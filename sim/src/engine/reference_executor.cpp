@@ -51,6 +51,7 @@ class Executor {
   }
 
   void run(const ExecOptions& options) {
+    check_in_flight_ = options.check_in_flight;
     const std::size_t n = s_.ops().size();
     std::vector<std::uint32_t> waiting(n, 0);
     std::vector<std::vector<OpId>> successors(n);
@@ -139,6 +140,13 @@ class Executor {
         auto flight = in_flight_.find(op.match);
         std::vector<double> arrived = std::move(flight->second);
         in_flight_.erase(flight);
+        if (check_in_flight_) {
+          const std::vector<double>& source = values(op.src, op.peer, op.peer);
+          if (!std::equal(arrived.begin(), arrived.end(), source.begin() + first))
+            throw ExecutionError(op_label(id, op) + ": the sender's range changed while the transfer was in flight "
+                                 "(an op at endpoint " + std::to_string(op.peer) +
+                                 " overwrote it without waiting for this recv)");
+        }
         std::vector<double>& dst = values(op.dst, op.at, op.peer);
         if (op.dst == Buffer::Inbox) {
           Memory::Slot& slot = mem_.slot(op.at, op.peer);
@@ -186,6 +194,7 @@ class Executor {
   const Schedule& s_;
   Memory mem_;
   std::map<OpId, std::vector<double>> in_flight_;
+  bool check_in_flight_ = true;
 };
 
 }  // namespace

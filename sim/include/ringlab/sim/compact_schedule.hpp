@@ -108,7 +108,7 @@ class CompactSchedule {
   };
   Slot decode(OpId id) const;
   OpId id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const;
-  /// The block a slot moves (a Range as offset and bytes).
+  /// The block a slot moves (index into block_first_ / block_count_).
   std::uint32_t block_index(const Slot& s) const;
   /// The Send before / after this slot's Send on its connection, or kNoOp.
   OpId connection_prev(const Slot& s) const;
@@ -133,8 +133,8 @@ class CompactSchedule {
   std::vector<std::uint32_t> unit_next_;  ///< next unit on the same channel, or UINT32_MAX
   std::vector<std::uint32_t> channel_first_;  ///< per channel: its first unit
   std::vector<std::uint32_t> channel_last_;   ///< per channel: its last unit
-  std::vector<std::int64_t> block_offset_;  ///< unit-major: unit u, block b at u * ranks + b
-  std::vector<std::int64_t> block_bytes_;
+  std::vector<std::int64_t> block_first_;  ///< in elements; unit-major: unit u, block b at u * ranks + b
+  std::vector<std::int64_t> block_count_;  ///< in elements
   std::uint64_t rs_ops_ = 0;  ///< ops of the reduce-scatter phase (3 per slot)
   std::uint64_t op_count_ = 0;
   std::uint64_t transfers_ = 0;

@@ -9,7 +9,8 @@
 //
 // Ops run one at a time in a topological order of the dependencies (Kahn's algorithm); a Recv is
 // ready when its own deps and its Send have run. A Send copies its source range when it runs (what
-// goes on the wire is the value at that moment), and its Recv delivers that copy. The executor
+// goes on the wire is the value at that moment), and its Recv delivers that copy; by default the
+// Recv also checks that the sender's range has not changed meanwhile (ExecOptions::check_in_flight). The executor
 // checks Inbox use: a Recv must not land in a slot range still holding an unconsumed arrival, and a
 // Reduce/Decode must find an arrival there (both would be races on real hardware); it throws
 // ExecutionError naming the op otherwise. Running several orders (ExecOrder) shows whether the
@@ -42,6 +43,10 @@ enum class ExecOrder : std::uint8_t { LowestFirst, HighestFirst, Random };
 struct ExecOptions {
   ExecOrder order = ExecOrder::LowestFirst;
   std::uint64_t seed = 1;  ///< ExecOrder::Random only
+  /// Also require the sender's source range to be unchanged when the Recv runs: on a GPU the data
+  /// is read while the transfer is in flight, so an op overwriting it must depend on the transfer's
+  /// completion, not only on the Send. ExecutionError when it changed.
+  bool check_in_flight = true;
 };
 
 /// Runs `schedule` on `inputs` (one vector per rank, each message()/element size elements, rank r's
