@@ -315,7 +315,7 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
   } catch (const std::invalid_argument& e) {
     throw InputError(c.schedule_file, "", std::string("the engine cannot run this schedule: ") + e.what());
   }
-  describe_row(row, schedule.collective(), schedule.payload(), 0);
+  describe_row(row, schedule.collective(), schedule.payload(), schedule.root());
   row.protocol = std::string(to_string(schedule.protocol()));
   row.channels = int(schedule.channel_count());
   RankOrder order;

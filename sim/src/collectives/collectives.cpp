@@ -137,6 +137,7 @@ std::string schedule_name(const CollectiveSpec& spec) {
 Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   Schedule schedule(spec.collective, schedule_name(spec), spec.message, ranks);
   schedule.set_payload(spec.payload);
+  if (spec.collective == Collective::Broadcast || spec.collective == Collective::Reduce) schedule.set_root(spec.root);
   if (ranks.size() < 2) return schedule;
   detail::Builder b(schedule, spec.payload);
   detail::Group group(ranks.size());

@@ -59,6 +59,7 @@ void write_schedule_json(std::ostream& out, const Schedule& schedule, const Topo
   head["protocol"] = to_string(schedule.protocol());
   head["message_bytes"] = schedule.message().count();
   head["ranks"] = schedule.rank_count();
+  head["root"] = schedule.root();
   head["channels"] = schedule.channel_count();
   Json endpoints = Json::array();
   for (const EndpointInfo& e : schedule.endpoints()) {
@@ -91,7 +92,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   };
   if (!r.expect_object(root)) fail();
   r.check_keys(root, {"schema", "version", "collective", "algorithm", "dtype", "compression", "redop", "protocol",
-                      "message_bytes", "ranks", "channels", "endpoints", "op_fields", "ops"});
+                      "message_bytes", "ranks", "root", "channels", "endpoints", "op_fields", "ops"});
   if (auto n = r.required(root, "schema", "\"ringlab.schedule\""))
     if (auto v = r.string(*n); v && *v != kScheduleSchema)
       r.add(n->path, "expected schema \"ringlab.schedule\", got \"" + *v + "\"");
@@ -123,6 +124,9 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
     r.add("/message_bytes", "not a whole number of " + std::string(to_string(payload.dtype)) + " elements");
   std::optional<std::int64_t> ranks;
   if (auto n = r.required(root, "ranks", "the rank count")) ranks = r.integer(*n, 1, std::numeric_limits<int>::max());
+  std::optional<std::int64_t> root_rank;
+  if (auto n = r.required(root, "root", "the broadcast/reduce root rank (0 otherwise)"))
+    root_rank = r.integer(*n, 0, ranks ? std::max<std::int64_t>(0, *ranks - 1) : std::numeric_limits<int>::max());
   std::optional<std::int64_t> channels;
   if (auto n = r.required(root, "channels", "the channel count"))
     channels = r.integer(*n, 1, std::int64_t(std::numeric_limits<std::uint16_t>::max()) + 1);
@@ -169,6 +173,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   Schedule schedule(*collective, algorithm, Bytes{*message}, rank_devices);
   schedule.set_payload(payload);
   schedule.set_protocol(*protocol);
+  if (root_rank) schedule.set_root(int(*root_rank));
   for (const auto& [device, role] : extra) schedule.add_endpoint(device, role);
   const auto endpoint_count = std::int64_t(schedule.endpoints().size());
   const std::int64_t elements = *message / payload.element_bytes();

@@ -150,6 +150,9 @@ class Schedule {
   /// NCCL protocol the schedule was built for (Simple unless the nccl algorithm chose another).
   Protocol protocol() const { return protocol_; }
   void set_protocol(Protocol protocol) { protocol_ = protocol; }
+  /// Broadcast/Reduce root, a rank index (0 for the other collectives).
+  int root() const { return root_; }
+  void set_root(int root) { root_ = root; }
   /// Bytes per element of `buffer`: the dtype's size, or a (value, index) pair for Buffer::Sparse.
   std::int64_t element_bytes(Buffer buffer) const;
   /// Byte offset of op's range start in its buffer (first * element_bytes), as printed and traced.
@@ -186,6 +189,7 @@ class Schedule {
   Payload payload_;
   ReduceOp redop_ = ReduceOp::Sum;
   Protocol protocol_ = Protocol::Simple;
+  int root_ = 0;
   int rank_count_;
   std::size_t channels_ = 1;
   std::vector<EndpointInfo> endpoints_;
