@@ -1,5 +1,5 @@
-// ringlab: the command line. Subcommands live in topo_command.cpp, import_command.cpp, simulate_command.cpp,
-// train_command.cpp and sweep_command.cpp.
+// ringlab: the command line. Subcommands live in topo_command.cpp, import_command.cpp, simulate_command.cpp
+// (simulate, schedule), train_command.cpp, sweep_command.cpp and compare_command.cpp.
 // Exit codes (commands.hpp): 0 success, 2 bad input (scenario or sweep file, option value), 1 internal
 // error, 3 a sweep whose output was written but some of whose points failed.
 #include <exception>
@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   ringlab::cli::add_simulate_command(app);
   ringlab::cli::add_train_command(app);
   ringlab::cli::add_sweep_command(app);
+  ringlab::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -21,6 +21,7 @@
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/report.hpp"
+#include "ringlab/sim/result_json.hpp"
 #include "ringlab/sim/schedule_json.hpp"
 #include "ringlab/sim/simgrid_engine.hpp"
 #include "ringlab/sim/simulator.hpp"
@@ -221,20 +222,9 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
   return plan;
 }
 
-std::string nccl_type_name(DataType t) {
-  switch (t) {
-    case DataType::Fp32: return "float";
-    case DataType::Bf16: return "bfloat16";
-    case DataType::Fp16: return "half";
-    case DataType::Fp8: return "fp8_e4m3";
-    case DataType::Int8: return "int8";
-  }
-  return "float";
-}
-
 /// The report row fields every run shares: element type, reduction and root as nccl-tests prints them.
 void describe_row(ReportRow& row, Collective collective, const Payload& payload, int root) {
-  row.type = nccl_type_name(payload.dtype);
+  row.type = std::string(nccl_name(payload.dtype));
   row.element_size = int(payload.element_bytes());
   const bool reduces = collective != Collective::AllGather && collective != Collective::Broadcast;
   row.redop = reduces ? "sum" : "none";
@@ -316,6 +306,8 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
     throw InputError(c.schedule_file, "", std::string("the engine cannot run this schedule: ") + e.what());
   }
   describe_row(row, schedule.collective(), schedule.payload(), schedule.root());
+  row.result.key = RunKey{digest_hex(scenario.document.dump()), std::string(nccl_name(schedule.payload().dtype)),
+                          std::string(to_string(schedule.protocol())), int(schedule.channel_count()), ""};
   row.protocol = std::string(to_string(schedule.protocol()));
   row.channels = int(schedule.channel_count());
   RankOrder order;
@@ -331,6 +323,7 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
   header.order_source = order.source;
   header.order_digest = order.digest(scenario.cluster);
   header.order = order.to_json(scenario.cluster);
+  row.result.key.order = header.order_digest;
   std::vector<ReportRow> rows;
   rows.push_back(std::move(row));
   return SimulateRun{std::move(header), std::move(rows), std::nullopt};
@@ -358,6 +351,7 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
     const bool listed = c.print_schedule && i == 0;
     SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
     if (listed) run.schedule->print(std::cout, &scenario.cluster);
+    run.row.result.key.scenario = digest_hex(scenario.document.dump());
     rows.push_back(std::move(run.row));
     if (last) last_schedule = std::move(run.schedule);
   }
@@ -378,7 +372,11 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
 }
 
 void write_report(std::ostream& out, const std::string& format, const SimulateRun& run, const Topology& cluster) {
-  if (format == "json") write_json(out, run.header, run.rows, cluster);
+  if (format == "results") {
+    std::vector<Result> results;
+    for (const ReportRow& row : run.rows) results.push_back(row.result);
+    write_results_json(out, results, &cluster);
+  } else if (format == "json") write_json(out, run.header, run.rows, cluster);
   else if (format == "csv") write_csv(out, run.rows);
   else write_table(out, run.header, run.rows);
 }
@@ -470,8 +468,9 @@ void add_simulate_command(CLI::App& app) {
   add_collective_options(sim, c);
   sim->add_option("--schedule", c->schedule_file,
                   "run this schedule file (written by `ringlab schedule`) instead of building one");
-  sim->add_option("-f,--format", c->format, "table (nccl-tests style), json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
+  sim->add_option("-f,--format", c->format,
+                  "table (nccl-tests style), json, csv, or results (ringlab.results, for `ringlab compare`)")
+      ->check(CLI::IsMember({"table", "json", "csv", "results"}))
       ->capture_default_str();
   sim->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");

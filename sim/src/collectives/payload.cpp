@@ -39,6 +39,17 @@ std::optional<double> parse_ratio(std::string_view text) {
 std::int64_t element_size(DataType type) { return kDataTypes[std::size_t(type)].bytes; }
 std::string_view to_string(DataType type) { return kDataTypes[std::size_t(type)].name; }
 
+std::string_view nccl_name(DataType type) {
+  switch (type) {
+    case DataType::Fp32: return "float";
+    case DataType::Bf16: return "bfloat16";
+    case DataType::Fp16: return "half";
+    case DataType::Fp8: return "fp8_e4m3";
+    case DataType::Int8: return "int8";
+  }
+  return "float";
+}
+
 std::optional<DataType> find_data_type(std::string_view name) {
   for (const DataTypeRow& row : kDataTypes)
     if (row.name == name) return row.type;

@@ -71,6 +71,16 @@ CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& re
   return out;
 }
 
+/// The run key of an outcome: what ran (the scenario digest is the caller's to set).
+void fill_key(const Topology& topology, const CollectiveRequest& request, CollectiveOutcome& out) {
+  if (!out.result) return;
+  RunKey& key = out.result->key;
+  key.dtype = std::string(nccl_name(request.payload.dtype));
+  key.protocol = std::string(to_string(out.protocol));
+  key.channels = out.channels;
+  key.order = request.order.digest(topology);
+}
+
 /// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once.
 CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& request, CollectiveSpec spec) {
   const NcclChoice choice =
@@ -123,9 +133,11 @@ Bytes whole_elements(Bytes size, const Payload& payload) {
 
 CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request) {
   const CollectiveSpec spec = base_spec(request, whole_elements(request.message, request.payload));
-  if (request.choice == AlgorithmChoice::Auto) return run_auto(topology, request, spec);
-  if (spec.algorithm == Algorithm::Nccl) return run_nccl(topology, request, spec);
-  return run_spec(topology, request, spec, request.options);
+  CollectiveOutcome out = request.choice == AlgorithmChoice::Auto ? run_auto(topology, request, spec)
+                          : spec.algorithm == Algorithm::Nccl     ? run_nccl(topology, request, spec)
+                                                                  : run_spec(topology, request, spec, request.options);
+  fill_key(topology, request, out);
+  return out;
 }
 
 }  // namespace ringlab::sim

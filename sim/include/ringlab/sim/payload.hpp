@@ -29,6 +29,8 @@ enum class DataType : std::uint8_t { Fp32, Bf16, Fp16, Fp8, Int8 };
 /// Bytes per element: fp32 4, bf16/fp16 2, fp8/int8 1.
 std::int64_t element_size(DataType type);
 std::string_view to_string(DataType type);
+/// The name nccl-tests prints in its type column: float, bfloat16, half, fp8_e4m3, int8.
+std::string_view nccl_name(DataType type);
 /// "fp32"/"float"/"float32", "bf16", "fp16"/"half", "fp8", "int8"; nullopt on a miss.
 std::optional<DataType> find_data_type(std::string_view name);
 

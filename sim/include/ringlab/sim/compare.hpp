@@ -1,0 +1,57 @@
+// compare(predicted, measured): how far predictions are from measurements, as a pure function of two
+// sets of Results (a simulation's and a validation run's, or a published nccl-tests run's).
+//
+// Rows are matched on (collective, message bytes, dtype): the first unmatched measured row with that
+// point pairs with each predicted row, in input order. A matched pair whose algorithm, protocol,
+// channel count or rank-order digest differ is kept and carries a note saying so (a prediction of a
+// different configuration is still worth seeing, but not silently). The measured time is the median
+// iteration when iterations are given, else Result::time. Error = (predicted - measured) / measured:
+// positive when the prediction is slower than reality.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ringlab/sim/result.hpp"
+
+namespace ringlab::sim {
+
+struct ComparedRow {
+  Collective collective = Collective::AllReduce;
+  Bytes message;
+  std::string dtype;
+  Duration predicted;
+  Duration measured;
+  double error = 0;                ///< (predicted - measured) / measured; 0 when both are 0
+  Bandwidth predicted_busbw;
+  Bandwidth measured_busbw;
+  std::optional<std::int64_t> wrong;  ///< the measured row's #wrong
+  std::vector<std::string> notes;     ///< configuration differences, wrong results
+};
+
+struct Comparison {
+  std::vector<ComparedRow> rows;           ///< matched pairs, in predicted order
+  double median_abs_error = 0;             ///< median of |error| over rows (0 when none)
+  double worst_abs_error = 0;              ///< largest |error|
+  std::optional<std::size_t> worst;        ///< index in rows of the largest |error|
+  std::vector<Result> unmatched_predicted;
+  std::vector<Result> unmatched_measured;
+};
+
+/// The measured time of a Result: its median iteration when it has iterations, else its time.
+Duration measured_time(const Result& measured);
+
+Comparison compare(std::span<const Result> predicted, std::span<const Result> measured);
+
+/// nccl-tests-like table: size, type, predicted and measured time (us) and busbw (GB/s), error (%),
+/// notes; then the summary (median and worst |error|, unmatched rows).
+void write_comparison_table(std::ostream& out, const Comparison& comparison);
+/// The comparison as JSON: {"rows": [...], "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted",
+/// "unmatched_measured"} (unmatched rows as {collective, message_bytes, dtype}).
+nlohmann::ordered_json to_json(const Comparison& comparison);
+
+}  // namespace ringlab::sim

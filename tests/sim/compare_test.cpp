@@ -1,0 +1,102 @@
+// compare(): hand-made predicted and measured results with hand-computed errors.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "ringlab/sim/compare.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+Result row(Bytes size, double us, ResultKind kind = ResultKind::Simulated) {
+  Result r;
+  r.source.kind = kind;
+  r.collective = Collective::AllReduce;
+  r.algorithm = "ring";
+  r.message = size;
+  r.ranks = 8;
+  r.time = Duration::from_us(us);
+  r.key.dtype = "float";
+  r.key.protocol = "simple";
+  r.key.channels = 2;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("compare: per-size signed error, median and worst of |error|", "[compare]") {
+  // +10 %, -20 %, +5 %: median |error| 10 %, worst 20 % at 4 MiB.
+  const std::vector<Result> predicted{row(1_MiB, 1100), row(4_MiB, 800), row(16_MiB, 2100)};
+  const std::vector<Result> measured{row(16_MiB, 2000, ResultKind::Measured), row(1_MiB, 1000, ResultKind::Measured),
+                                     row(4_MiB, 1000, ResultKind::Measured)};
+  const Comparison c = compare(predicted, measured);
+  REQUIRE(c.rows.size() == 3);
+  CHECK(c.rows[0].error == Approx(0.10));
+  CHECK(c.rows[1].error == Approx(-0.20));
+  CHECK(c.rows[2].error == Approx(0.05));
+  CHECK(c.median_abs_error == Approx(0.10));
+  CHECK(c.worst_abs_error == Approx(0.20));
+  REQUIRE(c.worst);
+  CHECK(c.rows[*c.worst].message == 4_MiB);
+  CHECK(c.unmatched_predicted.empty());
+  CHECK(c.unmatched_measured.empty());
+  // busbw of the measured 1 MiB row: 1 MiB / 1 ms x 2(8-1)/8.
+  CHECK(c.rows[0].measured_busbw.gigabytes_per_second() == Approx(1048576.0 / 1e-3 * 1.75 / 1e9));
+  for (const ComparedRow& r : c.rows) CHECK(r.notes.empty());
+}
+
+TEST_CASE("compare: the median iteration is the measured time; even counts average the middle two", "[compare]") {
+  Result m = row(1_MiB, 5000, ResultKind::Measured);  // time is not used when iterations are given
+  m.iterations = IterationStats{10, 2, Duration::from_us(900), Duration::from_us(1000), Duration::from_us(1010),
+                                Duration::from_us(1200)};
+  const std::vector<Result> predicted{row(1_MiB, 1200), row(2_MiB, 1800)};
+  const std::vector<Result> measured{m, row(2_MiB, 2000, ResultKind::Measured)};
+  const Comparison c = compare(predicted, measured);
+  REQUIRE(c.rows.size() == 2);
+  CHECK(c.rows[0].measured == Duration::from_us(1000));
+  CHECK(c.rows[0].error == Approx(0.20));
+  CHECK(c.rows[1].error == Approx(-0.10));
+  CHECK(c.median_abs_error == Approx(0.15));
+}
+
+TEST_CASE("compare: unmatched rows, configuration differences and wrong results are reported", "[compare]") {
+  Result p_half = row(1_MiB, 100);
+  p_half.key.dtype = "half";  // no measured half row
+  Result m = row(4_MiB, 100, ResultKind::Measured);
+  m.algorithm = "tree";
+  m.key.protocol = "ll128";
+  m.key.channels = 4;
+  m.wrong = 3;
+  m.key.order = "aaaaaaaaaaaaaaaa";
+  Result p = row(4_MiB, 100);
+  p.key.order = "bbbbbbbbbbbbbbbb";
+  const std::vector<Result> predicted{p_half, p};
+  const std::vector<Result> measured{m, row(64_MiB, 1, ResultKind::Measured)};
+  const Comparison c = compare(predicted, measured);
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].error == Approx(0.0));
+  const std::vector<std::string> expected{"algorithm ring vs tree", "protocol simple vs ll128", "channels 2 vs 4",
+                                          "rank order bbbbbbbbbbbbbbbb vs aaaaaaaaaaaaaaaa", "3 wrong elements"};
+  CHECK(c.rows[0].notes == expected);
+  REQUIRE(c.unmatched_predicted.size() == 1);
+  CHECK(c.unmatched_predicted[0].key.dtype == "half");
+  REQUIRE(c.unmatched_measured.size() == 1);
+  CHECK(c.unmatched_measured[0].message == 64_MiB);
+
+  std::ostringstream table;
+  write_comparison_table(table, c);
+  CHECK_THAT(table.str(), Catch::Contains("median |error|: 0.0 %") && Catch::Contains("measured rows without a prediction: 1"));
+  const auto j = to_json(c);
+  CHECK(j["rows"][0]["notes"].size() == 5);
+  CHECK(j["unmatched_predicted"][0]["dtype"] == "half");
+}
+
+TEST_CASE("compare: nothing to compare gives an empty summary", "[compare]") {
+  const Comparison c = compare({}, {});
+  CHECK(c.rows.empty());
+  CHECK(c.median_abs_error == 0);
+  CHECK_FALSE(c.worst);
+}
