@@ -97,12 +97,12 @@ void require_same_result(const Result& a, const Result& b) {
   REQUIRE(a.events == b.events);
   REQUIRE(a.flows == b.flows);
   REQUIRE(a.rate_updates == b.rate_updates);
-  REQUIRE(a.channels.size() == b.channels.size());
-  for (std::size_t i = 0; i < a.channels.size(); ++i) {
-    REQUIRE(a.channels[i].channel == b.channels[i].channel);
-    REQUIRE(a.channels[i].bytes == b.channels[i].bytes);
-    REQUIRE(a.channels[i].busy == b.channels[i].busy);
-    REQUIRE(a.channels[i].utilisation == b.channels[i].utilisation);
+  REQUIRE(a.directions.size() == b.directions.size());
+  for (std::size_t i = 0; i < a.directions.size(); ++i) {
+    REQUIRE(a.directions[i].direction == b.directions[i].direction);
+    REQUIRE(a.directions[i].bytes == b.directions[i].bytes);
+    REQUIRE(a.directions[i].busy == b.directions[i].busy);
+    REQUIRE(a.directions[i].utilisation == b.directions[i].utilisation);
   }
   REQUIRE(a.bottlenecks == b.bottlenecks);
   REQUIRE(a.critical_path == b.critical_path);

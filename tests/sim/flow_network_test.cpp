@@ -45,7 +45,7 @@ std::vector<Duration> run_to_completion(FlowNetwork& net, const std::vector<Flow
 
 TEST_CASE("flow network: two flows on one channel get half each", "[network]") {
   FlowNetwork net({1.0});
-  const std::vector<ChannelId> path{0};
+  const std::vector<DirectionId> path{0};
   const RouteId r = net.add_route(path);
   const FlowId a = net.start(r, 1000, Duration{}, sim::detail::kUnlimitedRate);
   const FlowId b = net.start(r, 3000, Duration{}, sim::detail::kUnlimitedRate);
@@ -65,7 +65,7 @@ TEST_CASE("flow network: max-min with three links, bottlenecks elsewhere free ca
   // Progressive filling: A is the bottleneck at 1/2 -> f1 = f4 = 0.5; B has 1.5 left for f2 and C
   // offers f2 3/2 as well -> f2 = 1.5; C has 1.5 left for f3 -> f3 = 1.5.
   FlowNetwork net({1.0, 2.0, 3.0});
-  const std::vector<ChannelId> ab{0, 1}, bc{1, 2}, c{2}, a{0};
+  const std::vector<DirectionId> ab{0, 1}, bc{1, 2}, c{2}, a{0};
   const FlowId f1 = net.start(net.add_route(ab), 500, Duration{});
   const FlowId f2 = net.start(net.add_route(bc), 3000, Duration{});
   const FlowId f3 = net.start(net.add_route(c), 1500, Duration{});
@@ -90,7 +90,7 @@ TEST_CASE("flow network: max-min with three links, bottlenecks elsewhere free ca
 
 TEST_CASE("flow network: a per-flow rate cap leaves the rest to the others", "[network]") {
   FlowNetwork net({1.0});
-  const std::vector<ChannelId> path{0};
+  const std::vector<DirectionId> path{0};
   const RouteId r = net.add_route(path);
   const FlowId capped = net.start(r, 100, Duration{}, 0.25);
   const FlowId free = net.start(r, 100, Duration{});
@@ -110,7 +110,7 @@ TEST_CASE("flow network: a per-flow rate cap leaves the rest to the others", "[n
 
 TEST_CASE("flow network: full duplex channels are independent", "[network]") {
   FlowNetwork net({1.0, 1.0});
-  const std::vector<ChannelId> forward{0}, backward{1};
+  const std::vector<DirectionId> forward{0}, backward{1};
   const FlowId a = net.start(net.add_route(forward), 100, Duration{});
   const FlowId b = net.start(net.add_route(backward), 100, Duration{});
   std::vector<FlowId> changed;
@@ -123,7 +123,7 @@ TEST_CASE("flow network: completion times are exact for rates that divide evenly
   // 4 MiB at 12.5 GB/s = 4194304 / 0.0125 B/ps = 335544320 ps, although 0.0125 is not a binary fraction.
   const Bandwidth rate = 100_Gbps;
   FlowNetwork net({rate.bytes_per_second() / 1e12});
-  const std::vector<ChannelId> path{0};
+  const std::vector<DirectionId> path{0};
   const FlowId f = net.start(net.add_route(path), double((4_MiB).count()), Duration{});
   std::vector<FlowId> changed;
   net.reallocate(Duration{}, changed);
@@ -133,7 +133,7 @@ TEST_CASE("flow network: completion times are exact for rates that divide evenly
 
 TEST_CASE("flow network: progress is settled when a rate changes, residues count as done", "[network]") {
   FlowNetwork net({1.0});
-  const std::vector<ChannelId> path{0};
+  const std::vector<DirectionId> path{0};
   const RouteId r = net.add_route(path);
   const FlowId a = net.start(r, 1000, Duration{});
   std::vector<FlowId> changed;
@@ -154,7 +154,7 @@ TEST_CASE("flow network: progress is settled when a rate changes, residues count
 
 TEST_CASE("flow network: only flows whose rate changed are reported", "[network]") {
   FlowNetwork net({1.0, 1.0});
-  const std::vector<ChannelId> first{0}, second{1};
+  const std::vector<DirectionId> first{0}, second{1};
   const FlowId a = net.start(net.add_route(first), 100, Duration{});
   std::vector<FlowId> changed;
   net.reallocate(Duration{}, changed);
@@ -168,17 +168,17 @@ TEST_CASE("flow network: only flows whose rate changed are reported", "[network]
 
 TEST_CASE("flow network: channel statistics count bytes and busy time", "[network]") {
   FlowNetwork net({1.0, 1.0});
-  const std::vector<ChannelId> both{0, 1};
-  const std::vector<ChannelId> first{0};
+  const std::vector<DirectionId> both{0, 1};
+  const std::vector<DirectionId> first{0};
   const FlowId a = net.start(net.add_route(both), 100, Duration{});
   const FlowId b = net.start(net.add_route(first), 300, Duration{});
   const auto done = run_to_completion(net, {a, b});
   CHECK(done[0] == 200_ps);  // shares channel 0 with b at 0.5 B/ps
   CHECK(done[1] == 400_ps);  // 200 B at 0.5, then 200 B at 1
-  CHECK(net.channel_bytes(0) == 400);
-  CHECK(net.channel_bytes(1) == 100);
-  CHECK(net.channel_busy(0, done[1]) == 400_ps);
-  CHECK(net.channel_busy(1, done[1]) == 200_ps);
+  CHECK(net.direction_bytes(0) == 400);
+  CHECK(net.direction_bytes(1) == 100);
+  CHECK(net.direction_busy(0, done[1]) == 400_ps);
+  CHECK(net.direction_busy(1, done[1]) == 200_ps);
 }
 
 TEST_CASE("flow network: incremental reallocation equals a from-scratch one, never overloads", "[network]") {
@@ -192,7 +192,7 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
     net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-9).has_value(); });
     struct Live {
       FlowId id;
-      std::vector<ChannelId> route;
+      std::vector<DirectionId> route;
       double cap;
     };
     std::vector<Live> live;
@@ -202,10 +202,10 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
       now += Duration{std::int64_t(rng() % 3)};
       const int starts = int(rng() % 3);
       for (int s = 0; s < starts; ++s) {
-        std::vector<ChannelId> route;
+        std::vector<DirectionId> route;
         const int hops = 1 + int(rng() % 4);
         for (int h = 0; h < hops; ++h) {
-          const auto c = ChannelId(rng() % kChannels);
+          const auto c = DirectionId(rng() % kChannels);
           if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
         }
         const double cap = rng() % 4 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;

@@ -135,7 +135,7 @@ TEST_CASE("invariants: random topologies and schedules conserve bytes, respect c
       const DeviceId src = schedule.endpoints()[op.at].device, dst = schedule.endpoints()[op.peer].device;
       if (src == dst) continue;
       const Route route = router.route(src, dst, op.channel);
-      expected_bytes += op.bytes.count() * std::int64_t(route.channels.size());
+      expected_bytes += op.bytes.count() * std::int64_t(route.directions.size());
       // No transfer beats overhead + bytes / bottleneck + latency on its route (calibration factors
       // here only ever slow links down).
       const OpSpan& span = result.timeline[schedule.op(op.match).match];
@@ -143,7 +143,7 @@ TEST_CASE("invariants: random topologies and schedules conserve bytes, respect c
       CHECK(span.end - span.start >= bound - 1_ps);
     }
     std::int64_t carried = 0;
-    for (const ChannelStats& ch : result.channels) {
+    for (const DirectionStats& ch : result.directions) {
       carried += ch.bytes.count();
       CHECK(ch.utilisation <= 1.0);
       CHECK(ch.busy <= result.time);

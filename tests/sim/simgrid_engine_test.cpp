@@ -155,10 +155,10 @@ TEST_CASE("simgrid pure model: every algorithm on an oversubscribed leaf-spine w
   CHECK(r.simgrid.time.seconds() == Approx(r.ringlab.time.seconds()).epsilon(kAgreement));
   CHECK(r.simgrid.flows == r.ringlab.flows);
   // Bytes per channel follow SimGrid's own routes; they match ringlab's exactly.
-  REQUIRE(r.simgrid.channels.size() == r.ringlab.channels.size());
-  for (std::size_t i = 0; i < r.ringlab.channels.size(); ++i) {
-    CHECK(r.simgrid.channels[i].channel == r.ringlab.channels[i].channel);
-    CHECK(r.simgrid.channels[i].bytes == r.ringlab.channels[i].bytes);
+  REQUIRE(r.simgrid.directions.size() == r.ringlab.directions.size());
+  for (std::size_t i = 0; i < r.ringlab.directions.size(); ++i) {
+    CHECK(r.simgrid.directions[i].direction == r.ringlab.directions[i].direction);
+    CHECK(r.simgrid.directions[i].bytes == r.ringlab.directions[i].bytes);
   }
 }
 
@@ -230,7 +230,7 @@ TEST_CASE("simgrid engine: channels of one device pair on different ECMP paths a
     const DeviceId a = ranks[i];
     const DeviceId b = ranks[(i + 1) % ranks.size()];
     for (std::uint16_t ch = 1; ch < 4; ++ch)
-      differs = differs || router.route(a, b, ch).channels != router.route(a, b, 0).channels;
+      differs = differs || router.route(a, b, ch).directions != router.route(a, b, 0).directions;
   }
   REQUIRE(differs);  // 2 spines and 4 channels: the hash spreads them
   CHECK_THROWS_AS(SimgridSimulator(t, o).run(s), std::invalid_argument);

@@ -46,15 +46,15 @@ TEST_CASE("simulator: one transfer between two hosts = overhead + bytes/B + sum 
   CHECK(r.flows == 1);
   CHECK(r.critical_path == std::vector<OpId>{send, recv});
   // Four channels carried 4 MiB each; the NDR ones are the most utilised.
-  REQUIRE(r.channels.size() == 4);
-  for (const ChannelStats& ch : r.channels) {
+  REQUIRE(r.directions.size() == 4);
+  for (const DirectionStats& ch : r.directions) {
     CHECK(ch.bytes == 4_MiB);
     CHECK(ch.busy == Duration{83886080});
   }
   REQUIRE(r.bottlenecks.size() == 4);
   const double ndr_utilisation = 83886080.0 / double(expected.picoseconds());
-  for (const ChannelStats& ch : r.channels)
-    if (ch.channel == r.bottlenecks[0]) CHECK(ch.utilisation == Approx(ndr_utilisation));
+  for (const DirectionStats& ch : r.directions)
+    if (ch.direction == r.bottlenecks[0]) CHECK(ch.utilisation == Approx(ndr_utilisation));
   // nccl-tests: algbw = S / t, busbw = algbw x 1 for broadcast.
   CHECK(r.algbw().bytes_per_second() == Approx(double((4_MiB).count()) / expected.seconds()));
   CHECK(r.busbw().bytes_per_second() == Approx(r.algbw().bytes_per_second()));
@@ -88,7 +88,7 @@ TEST_CASE("simulator: zero-byte and same-device transfers", "[simulator]") {
     CHECK(r.time == kInterHostOverhead + kInterHostLatency);
     CHECK(r.timeline[recv].end == r.time);
     CHECK(r.flows == 0);
-    CHECK(r.channels.empty());
+    CHECK(r.directions.empty());
   }
   SECTION("endpoints on the same device exchange data instantly") {
     const std::vector<DeviceId> ranks{c.gpus[0][0], c.gpus[0][0]};

@@ -19,7 +19,7 @@ namespace {
 
 std::vector<DeviceId> devices_on(const Topology& t, const Route& r) {
   std::vector<DeviceId> out;
-  for (ChannelId c : r.channels) out.push_back(t.channel_target(c));
+  for (DirectionId c : r.directions) out.push_back(t.direction_target(c));
   return out;
 }
 
@@ -35,12 +35,12 @@ ClusterSpec generated(int nodes, NodeTemplate node, FabricKind fabric, int nodes
 /// The rules every route must follow: it is a connected walk from src to dst of hops(src, dst) links,
 /// no GPU inside it, and only the two end hosts' internals on it.
 void check_route_rules(const Topology& t, const Router& router, DeviceId src, DeviceId dst, const Route& r) {
-  REQUIRE(r.channels.size() == std::size_t(*router.hops(src, dst)));
+  REQUIRE(r.directions.size() == std::size_t(*router.hops(src, dst)));
   DeviceId at = src;
-  for (std::size_t i = 0; i < r.channels.size(); ++i) {
-    REQUIRE(t.channel_source(r.channels[i]) == at);
-    at = t.channel_target(r.channels[i]);
-    if (i + 1 == r.channels.size()) break;
+  for (std::size_t i = 0; i < r.directions.size(); ++i) {
+    REQUIRE(t.direction_source(r.directions[i]) == at);
+    at = t.direction_target(r.directions[i]);
+    if (i + 1 == r.directions.size()) break;
     const Device& d = t.device(at);
     CHECK(d.kind != DeviceKind::Gpu);
     CHECK((d.host == kNoHost || d.host == t.device(src).host || d.host == t.device(dst).host));
@@ -69,10 +69,10 @@ TEST_CASE("generated clusters: every route follows the rules, path_count matches
       const std::uint64_t count = router.path_count(src, dst);
       const std::vector<Route> all = router.all_routes(src, dst, kRouteLimit);
       CHECK(all.size() == std::min<std::uint64_t>(count, kRouteLimit));
-      std::set<std::vector<ChannelId>> distinct;
+      std::set<std::vector<DirectionId>> distinct;
       for (const Route& r : all) {
         check_route_rules(t, router, src, dst, r);
-        distinct.insert(r.channels);
+        distinct.insert(r.directions);
       }
       CHECK(distinct.size() == all.size());
     }
@@ -91,7 +91,7 @@ TEST_CASE("two hosts through one switch: gpu, nic, switch, nic, gpu; latency sum
 
   const Route r = router.route(gpu0, gpu1);
   CHECK(devices_on(c.t, r) == std::vector<DeviceId>{nic0, leaf, nic1, gpu1});
-  CHECK(c.t.channel_source(r.channels.front()) == gpu0);
+  CHECK(c.t.direction_source(r.directions.front()) == gpu0);
   const LinkDefaults& pcie = link_defaults(LinkKind::Pcie4);
   const LinkDefaults& ib = link_defaults(LinkKind::IbNdr);
   CHECK(r.latency == pcie.hop_latency * 2 + ib.hop_latency * 2);
@@ -148,8 +148,8 @@ TEST_CASE("the same arguments always give the same route, across routers too", "
   const Router r2(ls.c.t, EcmpPolicy::Hash, 3);
   for (std::uint64_t key = 0; key < 16; ++key) {
     const Route x = r1.route(ls.gpus[0], ls.gpus[1], key);
-    CHECK(x.channels == r1.route(ls.gpus[0], ls.gpus[1], key).channels);
-    CHECK(x.channels == r2.route(ls.gpus[0], ls.gpus[1], key).channels);
+    CHECK(x.directions == r1.route(ls.gpus[0], ls.gpus[1], key).directions);
+    CHECK(x.directions == r2.route(ls.gpus[0], ls.gpus[1], key).directions);
   }
 }
 
@@ -217,8 +217,8 @@ TEST_CASE("within a host the route stays inside: GPU, NVSwitch, GPU", "[routing]
   RailCluster rc(2, 4, 1, 1);
   const Router router(rc.c.t);
   const Route r = router.route(rc.hosts[0].gpus[0], rc.hosts[0].gpus[3]);
-  REQUIRE(r.channels.size() == 2);
-  CHECK(rc.c.t.device(rc.c.t.channel_target(r.channels[0])).kind == DeviceKind::NvSwitch);
+  REQUIRE(r.directions.size() == 2);
+  CHECK(rc.c.t.device(rc.c.t.direction_target(r.directions[0])).kind == DeviceKind::NvSwitch);
   CHECK(router.path_count(rc.hosts[0].gpus[0], rc.hosts[0].gpus[3]) == 1);
 }
 
@@ -234,7 +234,7 @@ TEST_CASE("rail-optimised hosts: each GPU sends and receives on the NIC of its o
   SECTION("same rail: gpu, pcie switch, nic, leaf, nic, pcie switch, gpu") {
     for (std::size_t g = 0; g < 4; ++g) {
       const Route r = router.route(rc.hosts[0].gpus[g], rc.hosts[1].gpus[g], g);
-      CHECK(r.channels.size() == 6);
+      CHECK(r.directions.size() == 6);
       CHECK(uses(r, rc.hosts[0].nics[g]));
       CHECK(uses(r, rc.hosts[1].nics[g]));
     }
@@ -242,7 +242,7 @@ TEST_CASE("rail-optimised hosts: each GPU sends and receives on the NIC of its o
   SECTION("different rails: leave on the own rail, cross rails at a spine, enter on the receiver's rail") {
     for (std::uint64_t key = 0; key < 8; ++key) {
       const Route r = router.route(rc.hosts[0].gpus[0], rc.hosts[1].gpus[3], key);
-      CHECK(r.channels.size() == 8);
+      CHECK(r.directions.size() == 8);
       CHECK(uses(r, rc.hosts[0].nics[0]));
       CHECK(uses(r, rc.hosts[1].nics[3]));
     }
@@ -268,9 +268,9 @@ TEST_CASE("routing speed: an 8192-rank ring on 1024 rail-optimised hosts", "[.pe
   std::vector<DeviceId> ring = rc.c.t.gpus();
   const auto t2 = std::chrono::steady_clock::now();
   std::size_t hops = 0;
-  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()]).channels.size();
+  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()]).directions.size();
   const auto t3 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()], 1).channels.size();
+  for (std::size_t i = 0; i < ring.size(); ++i) hops += router.route(ring[i], ring[(i + 1) % ring.size()], 1).directions.size();
   const auto t4 = std::chrono::steady_clock::now();
   using us = std::chrono::duration<double, std::micro>;
   WARN("devices " << rc.c.t.device_count() << ", links " << rc.c.t.link_count() << "; build "
@@ -285,15 +285,15 @@ TEST_CASE("one Router shared by several threads gives the routes a private one g
   const Topology t = make_cluster(generated(16, NodeTemplate::DgxH100, FabricKind::LeafSpine, 4));
   const std::vector<DeviceId> gpus = t.gpus();
   auto all_routes = [&](const Router& router, std::size_t first, std::size_t stride) {
-    std::vector<std::vector<ChannelId>> out;
+    std::vector<std::vector<DirectionId>> out;
     for (std::size_t i = first; i < gpus.size(); i += stride)
       for (std::size_t j = 0; j < gpus.size(); j += 7)
-        if (i != j) out.push_back(router.route(gpus[i], gpus[j], i * 31 + j).channels);
+        if (i != j) out.push_back(router.route(gpus[i], gpus[j], i * 31 + j).directions);
     return out;
   };
   constexpr std::size_t kThreads = 4;
   const Router shared(t);  // cold caches: the threads race to fill them
-  std::vector<std::vector<std::vector<ChannelId>>> got(kThreads);
+  std::vector<std::vector<std::vector<DirectionId>>> got(kThreads);
   std::vector<std::thread> threads;
   for (std::size_t k = 0; k < kThreads; ++k)
     threads.emplace_back([&, k] { got[k] = all_routes(shared, k, kThreads); });

@@ -83,7 +83,7 @@ std::vector<SimgridRoute> simgrid_endpoint_routes(const Topology& topology, cons
   for (DeviceId src : endpoints)
     for (DeviceId dst : endpoints) {
       if (src == dst || !router.hops(src, dst)) continue;
-      routes.push_back(SimgridRoute{src, dst, router.route(src, dst, 0).channels});
+      routes.push_back(SimgridRoute{src, dst, router.route(src, dst, 0).directions});
     }
   return routes;
 }
@@ -124,9 +124,9 @@ void write_simgrid(std::ostream& out, const Topology& topology, std::span<const 
     route.append_attribute("src") = topology.device(r.src).name.c_str();
     route.append_attribute("dst") = topology.device(r.dst).name.c_str();
     route.append_attribute("symmetrical") = "NO";
-    for (ChannelId c : r.channels) {
+    for (DirectionId c : r.directions) {
       pugi::xml_node hop = route.append_child("link_ctn");
-      hop.append_attribute("id") = names[Topology::channel_link(c)].c_str();
+      hop.append_attribute("id") = names[Topology::direction_link(c)].c_str();
       hop.append_attribute("direction") = c % 2 == 0 ? "UP" : "DOWN";
     }
   }

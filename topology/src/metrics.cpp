@@ -366,11 +366,11 @@ void compute_nic_share(const Topology& t, const Zones& zones, TopologySummary& s
 /// Max / mean flows per path when kBalanceFlowsPerPath flows per path are routed from a to b.
 double ecmp_balance(const Router& router, DeviceId a, DeviceId b, std::uint64_t paths) {
   const std::vector<Route> routes = router.all_routes(a, b, std::size_t(paths));
-  std::map<std::vector<ChannelId>, std::size_t> index;
-  for (std::size_t i = 0; i < routes.size(); ++i) index.emplace(routes[i].channels, i);
+  std::map<std::vector<DirectionId>, std::size_t> index;
+  for (std::size_t i = 0; i < routes.size(); ++i) index.emplace(routes[i].directions, i);
   std::vector<std::uint64_t> load(routes.size(), 0);
   const std::uint64_t flows = kBalanceFlowsPerPath * paths;
-  for (std::uint64_t key = 0; key < flows; ++key) ++load[index.at(router.route(a, b, key).channels)];
+  for (std::uint64_t key = 0; key < flows; ++key) ++load[index.at(router.route(a, b, key).directions)];
   return double(*std::max_element(load.begin(), load.end())) / double(kBalanceFlowsPerPath);
 }
 

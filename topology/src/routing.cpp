@@ -319,12 +319,12 @@ struct Router::Impl {
     return pair.src_zone == kFabricZone ? Phase::Fabric : Phase::Source;
   }
 
-  Route make_route(const std::vector<ChannelId>& channels) const {
+  Route make_route(const std::vector<DirectionId>& directions) const {
     Route route;
-    route.channels = channels;
+    route.directions = directions;
     bool first = true;
-    for (const ChannelId c : channels) {
-      const Link& link = topology->link(Topology::channel_link(c));
+    for (const DirectionId c : directions) {
+      const Link& link = topology->link(Topology::direction_link(c));
       route.latency += link.latency;
       route.overhead = std::max(route.overhead, link.overhead);
       route.bottleneck = first ? link.bandwidth : std::min(route.bottleneck, link.bandwidth);
@@ -336,8 +336,8 @@ struct Router::Impl {
   Route walk(const Pair& pair, std::uint64_t flow_key) const {
     const std::uint64_t flow_hash =
         splitmix64(seed ^ splitmix64(pair.src ^ splitmix64(std::uint64_t(pair.dst) ^ splitmix64(flow_key))));
-    std::vector<ChannelId> channels;
-    channels.reserve(std::size_t(pair.total.hops));
+    std::vector<DirectionId> directions;
+    directions.reserve(std::size_t(pair.total.hops));
     DeviceId node = pair.src;
     Phase phase = start_phase(pair);
     while (node != pair.dst) {
@@ -345,11 +345,11 @@ struct Router::Impl {
       assert(!steps.empty());
       std::size_t pick = 0;
       if (policy == EcmpPolicy::Hash && steps.size() > 1) pick = splitmix64(flow_hash ^ node) % steps.size();
-      channels.push_back(topology->channel_from(steps[pick].link, node));
+      directions.push_back(topology->direction_from(steps[pick].link, node));
       node = steps[pick].peer;
       phase = steps[pick].phase;
     }
-    return make_route(channels);
+    return make_route(directions);
   }
 
   std::uint64_t count_paths(const Pair& pair, DeviceId node, Phase phase,
@@ -363,7 +363,7 @@ struct Router::Impl {
     return total;
   }
 
-  void enumerate(const Pair& pair, DeviceId node, Phase phase, std::vector<ChannelId>& prefix,
+  void enumerate(const Pair& pair, DeviceId node, Phase phase, std::vector<DirectionId>& prefix,
                  std::vector<Route>& out, std::size_t limit) const {
     if (out.size() >= limit) return;
     if (node == pair.dst) {
@@ -371,7 +371,7 @@ struct Router::Impl {
       return;
     }
     for (const Step& s : next_hops(pair, node, phase)) {
-      prefix.push_back(topology->channel_from(s.link, node));
+      prefix.push_back(topology->direction_from(s.link, node));
       enumerate(pair, s.peer, s.phase, prefix, out, limit);
       prefix.pop_back();
       if (out.size() >= limit) return;
@@ -418,7 +418,7 @@ std::vector<Route> Router::all_routes(DeviceId src, DeviceId dst, std::size_t li
   }
   const Impl::Pair pair = impl_->plan(src, dst);
   if (!pair.total.reachable()) return out;
-  std::vector<ChannelId> prefix;
+  std::vector<DirectionId> prefix;
   impl_->enumerate(pair, src, impl_->start_phase(pair), prefix, out, limit);
   return out;
 }

@@ -98,8 +98,8 @@ std::vector<DeviceId> Topology::host_devices(HostId host) const {
   return out;
 }
 
-std::string Topology::channel_name(ChannelId c) const {
-  return devices_[channel_source(c)].name + "->" + devices_[channel_target(c)].name;
+std::string Topology::direction_name(DirectionId c) const {
+  return devices_[direction_source(c)].name + "->" + devices_[direction_target(c)].name;
 }
 
 }  // namespace ringlab

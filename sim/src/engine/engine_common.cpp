@@ -30,18 +30,18 @@ Duration local_op_time(const Calibration& cal, const Device& device, const Op& o
   return local_op_time(local_rates(cal, device), cal, op);
 }
 
-std::vector<ChannelId> rank_bottlenecks(std::span<const ChannelStats> channels, std::size_t count) {
-  std::vector<const ChannelStats*> ranked;
-  ranked.reserve(channels.size());
-  for (const ChannelStats& s : channels) ranked.push_back(&s);
+std::vector<DirectionId> rank_bottlenecks(std::span<const DirectionStats> stats, std::size_t count) {
+  std::vector<const DirectionStats*> ranked;
+  ranked.reserve(stats.size());
+  for (const DirectionStats& s : stats) ranked.push_back(&s);
   const std::size_t top = std::min(count, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + std::ptrdiff_t(top), ranked.end(),
-                    [](const ChannelStats* a, const ChannelStats* b) {
-                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->channel < b->channel);
+                    [](const DirectionStats* a, const DirectionStats* b) {
+                      return a->utilisation > b->utilisation || (a->utilisation == b->utilisation && a->direction < b->direction);
                     });
-  std::vector<ChannelId> out;
+  std::vector<DirectionId> out;
   out.reserve(top);
-  for (std::size_t i = 0; i < top; ++i) out.push_back(ranked[i]->channel);
+  for (std::size_t i = 0; i < top; ++i) out.push_back(ranked[i]->direction);
   return out;
 }
 

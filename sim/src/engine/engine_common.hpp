@@ -32,7 +32,7 @@ Duration local_op_time(const Calibration& cal, const Device& device, const Op& o
 /// `d` scaled by a calibration factor, rounded to the nearest picosecond.
 Duration scaled(Duration d, double factor);
 
-/// The `count` most utilised channels of `channels`, highest first, ties by channel id.
-std::vector<ChannelId> rank_bottlenecks(std::span<const ChannelStats> channels, std::size_t count);
+/// The `count` most utilised link directions of `stats`, highest first, ties by id.
+std::vector<DirectionId> rank_bottlenecks(std::span<const DirectionStats> stats, std::size_t count);
 
 }  // namespace ringlab::sim::detail

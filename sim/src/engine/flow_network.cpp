@@ -22,28 +22,28 @@ struct ShareAfter {
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
-    : channels_(capacity_bytes_per_ps.size()), channel_hops_(capacity_bytes_per_ps.size()) {
-  for (std::size_t c = 0; c < channels_.size(); ++c) {
-    assert(capacity_bytes_per_ps[c] > 0 && "channel capacity must be positive");
-    channels_[c].capacity = capacity_bytes_per_ps[c];
+    : directions_(capacity_bytes_per_ps.size()), direction_hops_(capacity_bytes_per_ps.size()) {
+  for (std::size_t c = 0; c < directions_.size(); ++c) {
+    assert(capacity_bytes_per_ps[c] > 0 && "direction capacity must be positive");
+    directions_[c].capacity = capacity_bytes_per_ps[c];
   }
 }
 
-RouteId FlowNetwork::add_route(std::span<const ChannelId> channels) {
-  assert(!channels.empty());
-  RouteSpan span{std::uint32_t(route_channels_.size()), std::uint32_t(channels.size()), kUnlimitedRate};
-  for (ChannelId c : channels) {
-    assert(c < channels_.size());
-    span.min_capacity = std::min(span.min_capacity, channels_[c].capacity);
+RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
+  assert(!directions.empty());
+  RouteSpan span{std::uint32_t(route_directions_.size()), std::uint32_t(directions.size()), kUnlimitedRate};
+  for (DirectionId c : directions) {
+    assert(c < directions_.size());
+    span.min_capacity = std::min(span.min_capacity, directions_[c].capacity);
   }
-  route_channels_.insert(route_channels_.end(), channels.begin(), channels.end());
+  route_directions_.insert(route_directions_.end(), directions.begin(), directions.end());
   routes_.push_back(span);
   return RouteId(routes_.size() - 1);
 }
 
-std::span<const ChannelId> FlowNetwork::route(RouteId id) const {
+std::span<const DirectionId> FlowNetwork::route(RouteId id) const {
   const RouteSpan span = routes_[id];
-  return std::span<const ChannelId>(route_channels_).subspan(span.begin, span.length);
+  return std::span<const DirectionId>(route_directions_).subspan(span.begin, span.length);
 }
 
 std::uint32_t FlowNetwork::allocate_hops(std::uint32_t count) {
@@ -57,41 +57,41 @@ std::uint32_t FlowNetwork::allocate_hops(std::uint32_t count) {
   return begin;
 }
 
-void FlowNetwork::touch(ChannelId c) {
-  if (channels_[c].touched == touch_epoch_) return;
-  channels_[c].touched = touch_epoch_;
-  touched_channels_.push_back(c);
+void FlowNetwork::touch(DirectionId c) {
+  if (directions_[c].touched == touch_epoch_) return;
+  directions_[c].touched = touch_epoch_;
+  touched_directions_.push_back(c);
 }
 
 void FlowNetwork::add_hop(std::uint32_t h) {
   Hop& hop = hops_[h];
-  Channel& channel = channels_[hop.channel];
-  if (channel.count == 0) {  // alone: no list
-    channel.lone = h;
+  Direction& direction = directions_[hop.direction];
+  if (direction.count == 0) {  // alone: no list
+    direction.lone = h;
   } else {
-    std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
-    if (channel.count == 1) {  // a second flow: materialise the list, the first flow first
-      hops_[channel.lone].slot = 0;
-      list.push_back(channel.lone);
+    std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
+    if (direction.count == 1) {  // a second flow: materialise the list, the first flow first
+      hops_[direction.lone].slot = 0;
+      list.push_back(direction.lone);
     }
     hop.slot = std::uint32_t(list.size());
     list.push_back(h);
   }
-  ++channel.count;
+  ++direction.count;
 }
 
 void FlowNetwork::remove_hop(std::uint32_t h) {
   const Hop hop = hops_[h];
-  Channel& channel = channels_[hop.channel];
-  --channel.count;
-  if (channel.count == 0) return;
+  Direction& direction = directions_[hop.direction];
+  --direction.count;
+  if (direction.count == 0) return;
   // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
-  std::vector<std::uint32_t>& list = channel_hops_[hop.channel];
+  std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
   list[hop.slot] = list.back();
   hops_[list[hop.slot]].slot = hop.slot;
   list.pop_back();
-  if (channel.count > 1) return;
-  channel.lone = list.front();
+  if (direction.count > 1) return;
+  direction.lone = list.front();
   list.clear();
 }
 
@@ -105,8 +105,8 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
     id = FlowId(flows_.size());
     flows_.emplace_back();
   }
-  const std::span<const ChannelId> channels = route(route_id);
-  const auto count = std::uint32_t(channels.size());
+  const std::span<const DirectionId> directions = route(route_id);
+  const auto count = std::uint32_t(directions.size());
   const std::uint32_t begin = allocate_hops(count);
   Flow& flow = flows_[id];
   flow = Flow{};
@@ -119,12 +119,12 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   flow.remaining = bytes;
   flow.settled = now.picoseconds();
   for (std::uint32_t i = 0; i < count; ++i) {
-    const ChannelId c = channels[i];
+    const DirectionId c = directions[i];
     hops_[begin + i] = Hop{c, id, 0};
     add_hop(begin + i);
-    Channel& channel = channels_[c];
-    if (channel.count == 1) channel.busy_since = now.picoseconds();
-    channel.bytes += bytes;
+    Direction& direction = directions_[c];
+    if (direction.count == 1) direction.busy_since = now.picoseconds();
+    direction.bytes += bytes;
     touch(c);
   }
   ++active_;
@@ -135,10 +135,10 @@ void FlowNetwork::finish(FlowId id, Duration now) {
   Flow& flow = flows_[id];
   assert(flow.active);
   for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h) {
-    const ChannelId c = hops_[h].channel;
+    const DirectionId c = hops_[h].direction;
     remove_hop(h);
-    Channel& channel = channels_[c];
-    if (channel.count == 0) channel.busy_total += now.picoseconds() - channel.busy_since;
+    Direction& direction = directions_[c];
+    if (direction.count == 0) direction.busy_total += now.picoseconds() - direction.busy_since;
     touch(c);
   }
   if (flow.hop_count >= free_hops_.size()) free_hops_.resize(flow.hop_count + 1);
@@ -149,12 +149,12 @@ void FlowNetwork::finish(FlowId id, Duration now) {
   --active_;
 }
 
-void FlowNetwork::collect_component(ChannelId seed) {
-  std::size_t next = component_channels_.size();
-  channels_[seed].visit = epoch_;
-  component_channels_.push_back(seed);
-  while (next < component_channels_.size()) {
-    const ChannelId c = component_channels_[next++];
+void FlowNetwork::collect_component(DirectionId seed) {
+  std::size_t next = component_directions_.size();
+  directions_[seed].visit = epoch_;
+  component_directions_.push_back(seed);
+  while (next < component_directions_.size()) {
+    const DirectionId c = component_directions_[next++];
     for_each_hop(c, [&](std::uint32_t h) {
       const FlowId f = hops_[h].flow;
       Flow& flow = flows_[f];
@@ -162,10 +162,10 @@ void FlowNetwork::collect_component(ChannelId seed) {
       flow.visit = epoch_;
       component_flows_.push_back(f);
       for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
-        const ChannelId other = hops_[k].channel;
-        if (channels_[other].visit == epoch_) continue;
-        channels_[other].visit = epoch_;
-        component_channels_.push_back(other);
+        const DirectionId other = hops_[k].direction;
+        if (directions_[other].visit == epoch_) continue;
+        directions_[other].visit = epoch_;
+        component_directions_.push_back(other);
       }
     });
   }
@@ -176,29 +176,29 @@ void FlowNetwork::freeze(FlowId f, double rate) {
   flow.frozen = true;
   flow.new_rate = rate;
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
-    const ChannelId c = hops_[k].channel;
-    Channel& channel = channels_[c];
-    // Clamp: the last flow leaving a channel may subtract a few ulps more than was left.
-    channel.residual = std::max(0.0, channel.residual - rate);
-    --channel.unfrozen;
-    if (channel.unfrozen == 0 || channel.round == round_) continue;
-    channel.round = round_;
+    const DirectionId c = hops_[k].direction;
+    Direction& direction = directions_[c];
+    // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
+    direction.residual = std::max(0.0, direction.residual - rate);
+    --direction.unfrozen;
+    if (direction.unfrozen == 0 || direction.round == round_) continue;
+    direction.round = round_;
     reshare_.push_back(c);
   }
 }
 
 void FlowNetwork::fill_component() {
-  if (component_flows_.size() == 1) {  // alone on its channels (the common case in rings)
+  if (component_flows_.size() == 1) {  // alone on its directions (the common case in rings)
     Flow& flow = flows_[component_flows_.front()];
     flow.new_rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
     return;
   }
   heap_.clear();
-  for (ChannelId c : component_channels_) {
-    Channel& channel = channels_[c];
-    channel.residual = channel.capacity;
-    channel.unfrozen = channel.count;
-    if (channel.unfrozen > 0) heap_.push_back(Share{channel.residual / channel.unfrozen, c});
+  for (DirectionId c : component_directions_) {
+    Direction& direction = directions_[c];
+    direction.residual = direction.capacity;
+    direction.unfrozen = direction.count;
+    if (direction.unfrozen > 0) heap_.push_back(Share{direction.residual / direction.unfrozen, c});
   }
   for (FlowId f : component_flows_) {
     flows_[f].frozen = false;
@@ -218,14 +218,14 @@ void FlowNetwork::fill_component() {
       freeze(f, top.share);
       --unfrozen_flows;
     } else {
-      const ChannelId c = top.key;
-      Channel& channel = channels_[c];
-      if (channel.unfrozen == 0) continue;
+      const DirectionId c = top.key;
+      Direction& direction = directions_[c];
+      if (direction.unfrozen == 0) continue;
       // Shares only grow as flows freeze, so an entry that no longer matches is stale; the current
       // value was pushed when it changed.
-      const double share = channel.residual / channel.unfrozen;
+      const double share = direction.residual / direction.unfrozen;
       if (share != top.share) continue;
-      channel.round = round_;  // every flow on c freezes now; no need to re-push it
+      direction.round = round_;  // every flow on c freezes now; no need to re-push it
       for_each_hop(c, [&](std::uint32_t h) {
         const FlowId f = hops_[h].flow;
         if (flows_[f].frozen) return;
@@ -233,10 +233,10 @@ void FlowNetwork::fill_component() {
         --unfrozen_flows;
       });
     }
-    for (ChannelId c : reshare_) {
-      const Channel& channel = channels_[c];
-      if (channel.unfrozen == 0) continue;  // emptied later in the same round
-      heap_.push_back(Share{channel.residual / channel.unfrozen, c});
+    for (DirectionId c : reshare_) {
+      const Direction& direction = directions_[c];
+      if (direction.unfrozen == 0) continue;  // emptied later in the same round
+      heap_.push_back(Share{direction.residual / direction.unfrozen, c});
       std::push_heap(heap_.begin(), heap_.end(), ShareAfter{});
     }
   }
@@ -245,7 +245,7 @@ void FlowNetwork::fill_component() {
 
 bool FlowNetwork::is_alone(const Flow& flow) const {
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-    if (channels_[hops_[k].channel].count != 1) return false;
+    if (directions_[hops_[k].direction].count != 1) return false;
   return true;
 }
 
@@ -261,26 +261,26 @@ void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& chan
 }
 
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
-  if (touched_channels_.empty()) return;
+  if (touched_directions_.empty()) return;
   ++epoch_;
   bool recomputed = false;
-  // One component at a time: most are a single flow alone on its channels, settled without a search.
-  for (ChannelId seed : touched_channels_) {
-    const Channel& channel = channels_[seed];
-    if (channel.visit == epoch_) continue;
-    if (channel.count == 0) continue;  // only departures that left it idle
-    if (channel.count == 1) {
-      const FlowId f = hops_[channel.lone].flow;
-      if (flows_[f].visit == epoch_) continue;  // reached already, from another channel of its route
+  // One component at a time: most are a single flow alone on its directions, settled without a search.
+  for (DirectionId seed : touched_directions_) {
+    const Direction& direction = directions_[seed];
+    if (direction.visit == epoch_) continue;
+    if (direction.count == 0) continue;  // only departures that left it idle
+    if (direction.count == 1) {
+      const FlowId f = hops_[direction.lone].flow;
+      if (flows_[f].visit == epoch_) continue;  // reached already, from another direction of its route
       if (is_alone(flows_[f])) {
-        // Its component is the flow itself: no search, no filling. Its channels hold no other flow,
+        // Its component is the flow itself: no search, no filling. Its directions hold no other flow,
         // so no search can reach them; marking the flow visited is enough.
         recomputed = true;
         settle_alone(f, now, changed);
         continue;
       }
     }
-    component_channels_.clear();
+    component_directions_.clear();
     component_flows_.clear();
     collect_component(seed);
     assert(!component_flows_.empty());
@@ -295,7 +295,7 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
       changed.push_back(f);
     }
   }
-  touched_channels_.clear();
+  touched_directions_.clear();
   ++touch_epoch_;
   if (!recomputed) return;
   ++reallocations_;
@@ -316,22 +316,22 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
   return now + Duration{std::int64_t(std::ceil(ticks * (1.0 - kRelativeTimeTolerance)))};
 }
 
-double FlowNetwork::load(ChannelId c) const {
+double FlowNetwork::load(DirectionId c) const {
   double sum = 0;
   for_each_hop(c, [&](std::uint32_t h) { sum += flows_[hops_[h].flow].rate; });
   return sum;
 }
 
-std::optional<ChannelId> FlowNetwork::find_overloaded(double relative_tolerance) const {
-  for (ChannelId c = 0; c < channels_.size(); ++c)
-    if (load(c) > channels_[c].capacity * (1.0 + relative_tolerance)) return c;
+std::optional<DirectionId> FlowNetwork::find_overloaded(double relative_tolerance) const {
+  for (DirectionId c = 0; c < directions_.size(); ++c)
+    if (load(c) > directions_[c].capacity * (1.0 + relative_tolerance)) return c;
   return std::nullopt;
 }
 
-Duration FlowNetwork::channel_busy(ChannelId c, Duration now) const {
-  const Channel& channel = channels_[c];
-  std::int64_t busy = channel.busy_total;
-  if (channel.count > 0) busy += now.picoseconds() - channel.busy_since;
+Duration FlowNetwork::direction_busy(DirectionId c, Duration now) const {
+  const Direction& direction = directions_[c];
+  std::int64_t busy = direction.busy_total;
+  if (direction.count > 0) busy += now.picoseconds() - direction.busy_since;
   return Duration{busy};
 }
 

@@ -1,26 +1,26 @@
-// FlowNetwork: flows on directed channels sharing bandwidth max-min fairly (private to ringlab_sim).
+// FlowNetwork: flows on link directions sharing bandwidth max-min fairly (private to ringlab_sim).
 //
-// Channels are link directions with a capacity in bytes per picosecond. A flow moves a number of
-// bytes along a route (a list of channels) at a rate that the network assigns by progressive
-// filling: repeatedly find the channel (or per-flow rate cap) with the smallest fair share, freeze
-// its unfrozen flows at that share, and subtract it from every channel they cross. The allocation is
+// Directions are link directions with a capacity in bytes per picosecond. A flow moves a number of
+// bytes along a route (a list of directions) at a rate that the network assigns by progressive
+// filling: repeatedly find the direction (or per-flow rate cap) with the smallest fair share, freeze
+// its unfrozen flows at that share, and subtract it from every direction they cross. The allocation is
 // exact and unique.
 //
-// Changes are batched: start()/finish() only record which channels were touched; reallocate() then
-// recomputes, in one pass, the connected components (flows linked by shared channels) that contain a
-// touched channel. Max-min allocations decompose over those components, so the incremental update
-// is exact, and in a ring each flow's component is a handful of channels. Flows whose rate did not
+// Changes are batched: start()/finish() only record which directions were touched; reallocate() then
+// recomputes, in one pass, the connected components (flows linked by shared directions) that contain a
+// touched direction. Max-min allocations decompose over those components, so the incremental update
+// is exact, and in a ring each flow's component is a handful of directions. Flows whose rate did not
 // change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
 // completions of the flows reallocate() reports as changed.
 //
-// Storage is contiguous and recycled (flow slots, hop ranges, per-channel hop lists), so a run
+// Storage is contiguous and recycled (flow slots, hop ranges, per-direction hop lists), so a run
 // allocates only while it grows to its peak number of concurrent flows. Deterministic: the same
 // sequence of calls yields bit-identical rates.
 //
 // Cache footprint (it decides the speed of 8192-rank rings, whose tables do not fit in cache): a
-// channel's hot state (capacity, flow count, epochs, statistics, filling scratch) is one 64-byte
-// record, and a flow alone on a channel (the common case in a ring) is held inline in that record.
-// The channel's hop list is materialised only while two or more flows share it, in the same order
+// direction's hot state (capacity, flow count, epochs, statistics, filling scratch) is one 64-byte
+// record, and a flow alone on a direction (the common case in a ring) is held inline in that record.
+// The direction's hop list is materialised only while two or more flows share it, in the same order
 // as a plain list, so results do not depend on the representation.
 #pragma once
 
@@ -42,16 +42,16 @@ inline constexpr double kUnlimitedRate = std::numeric_limits<double>::infinity()
 
 class FlowNetwork {
  public:
-  /// One capacity per channel, in bytes per picosecond; each must be > 0.
+  /// One capacity per direction, in bytes per picosecond; each must be > 0.
   explicit FlowNetwork(std::vector<double> capacity_bytes_per_ps);
 
-  std::size_t channel_count() const { return channels_.size(); }
-  double capacity(ChannelId c) const { return channels_[c].capacity; }
+  std::size_t direction_count() const { return directions_.size(); }
+  double capacity(DirectionId c) const { return directions_[c].capacity; }
 
-  /// Stores a route (non-empty list of channels); flows refer to it by id. Routes live as long as
+  /// Stores a route (non-empty list of directions); flows refer to it by id. Routes live as long as
   /// the network.
-  RouteId add_route(std::span<const ChannelId> channels);
-  std::span<const ChannelId> route(RouteId id) const;
+  RouteId add_route(std::span<const DirectionId> directions);
+  std::span<const DirectionId> route(RouteId id) const;
 
   /// Starts a flow of `bytes` (> 0) on `route` at time `now`, optionally capped at `rate_cap` bytes
   /// per picosecond. Its rate is 0 until the next reallocate().
@@ -60,8 +60,8 @@ class FlowNetwork {
   void finish(FlowId flow, Duration now);
 
   /// True when flows started or finished since the last reallocate().
-  bool dirty() const { return !touched_channels_.empty(); }
-  /// Recomputes the max-min rates of every component that contains a channel touched since the last
+  bool dirty() const { return !touched_directions_.empty(); }
+  /// Recomputes the max-min rates of every component that contains a direction touched since the last
   /// call, at time `now`. Appends to `changed`, in a deterministic order, each flow whose rate
   /// changed (every newly started flow among them); the progress of those flows is settled at `now`.
   /// Counts one reallocation when a touched component still has flows.
@@ -78,17 +78,17 @@ class FlowNetwork {
   RouteId flow_route(FlowId flow) const { return flows_[flow].route; }
   std::size_t active_flows() const { return active_; }
 
-  /// Sum of the rates of the flows on a channel (bytes per picosecond). O(flows on the channel).
-  double load(ChannelId c) const;
-  /// Flows on a channel, in no particular order.
-  std::size_t flow_count(ChannelId c) const { return channels_[c].count; }
-  /// A channel whose load exceeds its capacity by more than `relative_tolerance`, if any.
-  std::optional<ChannelId> find_overloaded(double relative_tolerance) const;
+  /// Sum of the rates of the flows on a direction (bytes per picosecond). O(flows on the direction).
+  double load(DirectionId c) const;
+  /// Flows on a direction, in no particular order.
+  std::size_t flow_count(DirectionId c) const { return directions_[c].count; }
+  /// A direction whose load exceeds its capacity by more than `relative_tolerance`, if any.
+  std::optional<DirectionId> find_overloaded(double relative_tolerance) const;
 
-  /// Statistics: bytes of every flow started on the channel, and time it carried at least one flow
-  /// (up to `now` for channels still busy).
-  double channel_bytes(ChannelId c) const { return channels_[c].bytes; }
-  Duration channel_busy(ChannelId c, Duration now) const;
+  /// Statistics: bytes of every flow started on the direction, and time it carried at least one flow
+  /// (up to `now` for directions still busy).
+  double direction_bytes(DirectionId c) const { return directions_[c].bytes; }
+  Duration direction_busy(DirectionId c, Duration now) const;
   std::uint64_t reallocations() const { return reallocations_; }
 
   /// Test hook, called at the end of every reallocate() that recomputed rates. Not for per-event use.
@@ -111,20 +111,20 @@ class FlowNetwork {
     std::int64_t settled = 0;      ///< picoseconds
     double new_rate = 0;           ///< scratch for reallocate()
   };
-  /// One hop of one active flow; a channel's list points at these, and `slot` is the position in it.
+  /// One hop of one active flow; a direction's list points at these, and `slot` is the position in it.
   struct Hop {
-    ChannelId channel = 0;
+    DirectionId direction = 0;
     FlowId flow = 0;
     std::uint32_t slot = 0;
   };
   struct RouteSpan {
     std::uint32_t begin = 0;
     std::uint32_t length = 0;
-    double min_capacity = 0;  ///< of its channels: the rate of a flow alone on them (without cap)
+    double min_capacity = 0;  ///< of its directions: the rate of a flow alone on them (without cap)
   };
-  /// A channel's hot state in one cache line. Its flows are `lone` (a hop index) while it has at
-  /// most one, else the hop list channel_hops_[c].
-  struct alignas(64) Channel {
+  /// A direction's hot state in one cache line. Its flows are `lone` (a hop index) while it has at
+  /// most one, else the hop list direction_hops_[c].
+  struct alignas(64) Direction {
     double capacity = 0;          ///< bytes per picosecond
     double bytes = 0;             ///< statistics: bytes of every flow started on it
     std::int64_t busy_since = 0;  ///< picoseconds
@@ -139,38 +139,38 @@ class FlowNetwork {
   };
   struct Share {
     double share;
-    std::uint32_t key;  ///< channel id, or kCapKey | flow id for a per-flow cap
+    std::uint32_t key;  ///< direction id, or kCapKey | flow id for a per-flow cap
   };
   static constexpr std::uint32_t kCapKey = 0x80000000U;
 
   std::uint32_t allocate_hops(std::uint32_t count);
-  /// True when the flow is the only one on every channel of its route: its component is itself.
+  /// True when the flow is the only one on every direction of its route: its component is itself.
   bool is_alone(const Flow& flow) const;
-  /// Sets an alone flow's rate (its cap or its route's narrowest channel) and marks it visited.
+  /// Sets an alone flow's rate (its cap or its route's narrowest direction) and marks it visited.
   void settle_alone(FlowId flow, Duration now, std::vector<FlowId>& changed);
-  void collect_component(ChannelId seed);
+  void collect_component(DirectionId seed);
   void fill_component();
   void freeze(FlowId flow, double rate);
-  void touch(ChannelId c);
+  void touch(DirectionId c);
   void add_hop(std::uint32_t hop);
   void remove_hop(std::uint32_t hop);
-  /// Calls f(hop index) for every flow on channel c, in list order.
+  /// Calls f(hop index) for every flow on direction c, in list order.
   template <class F>
-  void for_each_hop(ChannelId c, F&& f) const {
-    if (channels_[c].count == 1) {
-      f(channels_[c].lone);
+  void for_each_hop(DirectionId c, F&& f) const {
+    if (directions_[c].count == 1) {
+      f(directions_[c].lone);
       return;
     }
-    if (channels_[c].count == 0) return;
-    for (std::uint32_t h : channel_hops_[c]) f(h);
+    if (directions_[c].count == 0) return;
+    for (std::uint32_t h : direction_hops_[c]) f(h);
   }
 
-  // Channels.
-  std::vector<Channel> channels_;
-  std::vector<std::vector<std::uint32_t>> channel_hops_;  ///< indices into hops_, while count >= 2
+  // Directions.
+  std::vector<Direction> directions_;
+  std::vector<std::vector<std::uint32_t>> direction_hops_;  ///< indices into hops_, while count >= 2
 
   // Routes, flows, hops.
-  std::vector<ChannelId> route_channels_;
+  std::vector<DirectionId> route_directions_;
   std::vector<RouteSpan> routes_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
@@ -182,10 +182,10 @@ class FlowNetwork {
   std::uint32_t epoch_ = 0;
   std::uint32_t touch_epoch_ = 1;
   std::uint32_t round_ = 0;
-  std::vector<ChannelId> touched_channels_;
-  std::vector<ChannelId> component_channels_;
+  std::vector<DirectionId> touched_directions_;
+  std::vector<DirectionId> component_directions_;
   std::vector<FlowId> component_flows_;
-  std::vector<ChannelId> reshare_;
+  std::vector<DirectionId> reshare_;
   std::vector<Share> heap_;
   std::uint64_t reallocations_ = 0;
   std::function<void(const FlowNetwork&, Duration)> observer_;

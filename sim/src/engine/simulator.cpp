@@ -38,7 +38,7 @@ using detail::RouteId;
 using detail::scaled;
 
 constexpr double kPicosecondsPerSecond = 1e12;
-/// Relative slack allowed by check_invariants when comparing a channel's load with its capacity.
+/// Relative slack allowed by check_invariants when comparing a link direction's load with its capacity.
 constexpr double kCapacityTolerance = 1e-9;
 
 enum EventTag : std::uint32_t {
@@ -117,21 +117,21 @@ class PathCache {
   std::size_t size_ = 0;
 };
 
-/// Calibrated per-channel numbers, computed once per simulator.
-struct ChannelModel {
+/// Calibrated per-direction numbers, computed once per simulator.
+struct DirectionModel {
   std::vector<double> capacity;  ///< bytes per picosecond
   std::vector<Duration> latency;
   std::vector<Duration> overhead;
 };
 
-ChannelModel make_channel_model(const Topology& topology, const SimOptions& options) {
-  ChannelModel model;
-  const std::size_t n = topology.channel_count();
+DirectionModel make_direction_model(const Topology& topology, const SimOptions& options) {
+  DirectionModel model;
+  const std::size_t n = topology.direction_count();
   model.capacity.resize(n);
   model.latency.resize(n);
   model.overhead.resize(n);
-  for (ChannelId c = 0; c < n; ++c) {
-    const Link& link = topology.link(Topology::channel_link(c));
+  for (DirectionId c = 0; c < n; ++c) {
+    const Link& link = topology.link(Topology::direction_link(c));
     const LinkFactors f = options.calibration.factors(link_family(link.kind), options.protocol);
     model.capacity[c] = bytes_per_ps(link.bandwidth) * f.bandwidth;
     model.latency[c] = scaled(link.latency, f.latency);
@@ -256,7 +256,7 @@ class CompactDag {
 template <class Dag>
 class Run {
  public:
-  Run(const Topology& topology, const Router& router, const SimOptions& options, const ChannelModel& model,
+  Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
       Dag& dag)
       : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
@@ -292,7 +292,7 @@ class Run {
   const Topology& topology_;
   const Router& router_;
   const SimOptions& options_;
-  const ChannelModel& model_;
+  const DirectionModel& model_;
   Dag& dag_;
   std::span<const EndpointInfo> endpoints_;
   std::vector<detail::LocalRates> local_rates_;  ///< per endpoint
@@ -338,8 +338,8 @@ const Path& Run<Dag>::path_of(OpId send, const Op& op) {
   }
   const Route route = router_.route(key.src, key.dst, key.flow_key);
   Path path;
-  path.route = network_.add_route(route.channels);
-  for (ChannelId c : route.channels) {
+  path.route = network_.add_route(route.directions);
+  for (DirectionId c : route.directions) {
     path.overhead = std::max(path.overhead, model_.overhead[c]);
     path.latency += model_.latency[c];
   }
@@ -472,7 +472,7 @@ void Run<Dag>::reallocate() {
 template <class Dag>
 void Run<Dag>::verify_network() const {
   if (const auto c = network_.find_overloaded(kCapacityTolerance))
-    throw std::logic_error("simulator invariant: channel " + topology_.channel_name(*c) + " carries " +
+    throw std::logic_error("simulator invariant: link direction " + topology_.direction_name(*c) + " carries " +
                            std::to_string(network_.load(*c)) + " B/ps over its capacity " +
                            std::to_string(network_.capacity(*c)) + " B/ps");
   for (FlowId flow = 0; flow < flow_op_.size(); ++flow)
@@ -523,18 +523,18 @@ Result Run<Dag>::collect() const {
   result.rank_finish = rank_finish_;
   result.source.engine = "ringlab-flow " RINGLAB_VERSION;
 
-  for (ChannelId c = 0; c < network_.channel_count(); ++c) {
-    const double bytes = network_.channel_bytes(c);
+  for (DirectionId c = 0; c < network_.direction_count(); ++c) {
+    const double bytes = network_.direction_bytes(c);
     if (bytes <= 0) continue;
-    ChannelStats stats;
-    stats.channel = c;
+    DirectionStats stats;
+    stats.direction = c;
     stats.bytes = Bytes{std::llround(bytes)};
-    stats.busy = network_.channel_busy(c, finish_);
+    stats.busy = network_.direction_busy(c, finish_);
     const double capacity_bytes = network_.capacity(c) * double(finish);
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;
-    result.channels.push_back(stats);
+    result.directions.push_back(stats);
   }
-  result.bottlenecks = detail::rank_bottlenecks(result.channels, options_.bottleneck_count);
+  result.bottlenecks = detail::rank_bottlenecks(result.directions, options_.bottleneck_count);
 
   // From the op that completed last (the latest among equal end times, in processing order) back
   // through the predecessor that made each op ready.
@@ -556,11 +556,11 @@ Result Run<Dag>::collect() const {
 struct Simulator::Engine {
   Engine(const Topology& t, SimOptions o)
       : topology(t), options(std::move(o)), router(t, options.ecmp, options.ecmp_seed),
-        channels(make_channel_model(t, options)) {}
+        directions(make_direction_model(t, options)) {}
   const Topology& topology;
   SimOptions options;
   Router router;
-  ChannelModel channels;
+  DirectionModel directions;
 };
 
 Simulator::Simulator(const Topology& topology, SimOptions options)
@@ -571,13 +571,13 @@ Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
 Result Simulator::run(const Schedule& schedule) {
   ExplicitDag dag(schedule);
-  Run<ExplicitDag> run(engine_->topology, engine_->router, engine_->options, engine_->channels, dag);
+  Run<ExplicitDag> run(engine_->topology, engine_->router, engine_->options, engine_->directions, dag);
   return run.execute();
 }
 
 Result Simulator::run(const CompactSchedule& schedule) {
   CompactDag dag(schedule);
-  Run<CompactDag> run(engine_->topology, engine_->router, engine_->options, engine_->channels, dag);
+  Run<CompactDag> run(engine_->topology, engine_->router, engine_->options, engine_->directions, dag);
   return run.execute();
 }
 

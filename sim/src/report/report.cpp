@@ -87,10 +87,10 @@ void write_json(std::ostream& out, const ReportHeader& h, std::span<const Report
     j["algbw_GBps"] = std::stod(fixed(r.algbw().gigabytes_per_second(), 6));
     j["busbw_GBps"] = std::stod(fixed(r.busbw().gigabytes_per_second(), 6));
     nlohmann::ordered_json bottlenecks = nlohmann::ordered_json::array();
-    for (ChannelId c : r.bottlenecks) {
-      for (const ChannelStats& s : r.channels) {
-        if (s.channel != c) continue;
-        bottlenecks.push_back({{"link", topology.channel_name(c)},
+    for (DirectionId c : r.bottlenecks) {
+      for (const DirectionStats& s : r.directions) {
+        if (s.direction != c) continue;
+        bottlenecks.push_back({{"link", topology.direction_name(c)},
                                {"bytes_B", s.bytes.count()},
                                {"utilisation", std::stod(fixed(s.utilisation, 6))}});
       }

@@ -82,10 +82,10 @@ Json result_to_json(const Result& result, const Topology* topology) {
                        {"max_ps", it->max.picoseconds()}};
   if (result.wrong) j["wrong"] = *result.wrong;
   Json links = Json::array();
-  for (const ChannelStats& s : result.channels) {
+  for (const DirectionStats& s : result.directions) {
     Json l;
-    l["direction"] = s.channel;
-    if (topology) l["name"] = topology->channel_name(s.channel);
+    l["direction"] = s.direction;
+    if (topology) l["name"] = topology->direction_name(s.direction);
     l["bytes"] = s.bytes.count();
     l["busy_ps"] = s.busy.picoseconds();
     l["utilisation"] = s.utilisation;
@@ -153,12 +153,12 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
   }
   if (auto w = r.member(node, "wrong"))
     if (auto v = non_negative(r, *w)) out.wrong = *v;
-  f.array("links", out.channels, [&](const JsonNode& e) -> std::optional<ChannelStats> {
+  f.array("links", out.directions, [&](const JsonNode& e) -> std::optional<DirectionStats> {
     if (!r.expect_object(e)) return std::nullopt;
     r.check_keys(e, {"direction", "name", "bytes", "busy_ps", "utilisation"});
     Fields l{r, e};
-    ChannelStats s;
-    l.integer("direction", s.channel, true, 0, std::numeric_limits<ChannelId>::max());
+    DirectionStats s;
+    l.integer("direction", s.direction, true, 0, std::numeric_limits<DirectionId>::max());
     std::int64_t bytes = 0;
     l.integer("bytes", bytes, true);
     s.bytes = Bytes{bytes};
@@ -167,8 +167,8 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
       if (auto v = r.number(*u, 0, 1, "a fraction from 0 to 1")) s.utilisation = *v;
     return s;
   });
-  f.array("bottlenecks", out.bottlenecks, [&](const JsonNode& e) -> std::optional<ChannelId> {
-    if (auto v = r.integer(e, 0, std::numeric_limits<ChannelId>::max())) return ChannelId(*v);
+  f.array("bottlenecks", out.bottlenecks, [&](const JsonNode& e) -> std::optional<DirectionId> {
+    if (auto v = r.integer(e, 0, std::numeric_limits<DirectionId>::max())) return DirectionId(*v);
     return std::nullopt;
   });
   f.array("critical_path", out.critical_path, [&](const JsonNode& e) -> std::optional<OpId> {

@@ -4,8 +4,8 @@
 // ops start SimGrid activities (Comm::sendto for transfers, kernel timers for overheads, latencies and
 // local ops), and Activity::on_completion / the timer callbacks complete ops, which makes their
 // successors ready. The dependency bookkeeping mirrors simulator.cpp; all timing comes from SimGrid.
-// Per-channel bytes follow SimGrid's own route for each pair (Host::route_to), mapped back to
-// ringlab channels by link name.
+// Per-direction bytes follow SimGrid's own route for each pair (Host::route_to), mapped back to
+// ringlab link directions by link name.
 #include "ringlab/sim/simgrid_engine.hpp"
 
 #include <sys/wait.h>
@@ -118,7 +118,7 @@ enum class Status : std::uint8_t { Ok, Failed };
 
 void put_result(Writer& w, const Result& r) {
   w.put(r.time);
-  w.put_vector(r.channels);
+  w.put_vector(r.directions);
   w.put_vector(r.bottlenecks);
   w.put_vector(r.critical_path);
   w.put_vector(r.timeline);
@@ -130,8 +130,8 @@ void put_result(Writer& w, const Result& r) {
 
 void get_result(Reader& r, Result& out) {
   out.time = r.get<Duration>();
-  out.channels = r.get_vector<ChannelStats>();
-  out.bottlenecks = r.get_vector<ChannelId>();
+  out.directions = r.get_vector<DirectionStats>();
+  out.bottlenecks = r.get_vector<DirectionId>();
   out.critical_path = r.get_vector<OpId>();
   out.timeline = r.get_vector<OpSpan>();
   out.rank_finish = r.get_vector<Duration>();
@@ -179,14 +179,14 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const DeviceId src = schedule.endpoints()[op.at].device;
     const DeviceId dst = schedule.endpoints()[op.peer].device;
     if (src == dst || !checked.emplace(std::tuple{src, dst, op.channel}, true).second) continue;
-    std::vector<ChannelId> path = router.route(src, dst, op.channel).channels;
+    std::vector<DirectionId> path = router.route(src, dst, op.channel).directions;
     const auto [it, inserted] = index.emplace(std::pair{src, dst}, routes.size());
     if (inserted) {
       routes.push_back(SimgridRoute{src, dst, std::move(path)});
       first_channel.push_back(op.channel);
       continue;
     }
-    if (routes[it->second].channels != path)
+    if (routes[it->second].directions != path)
       throw std::invalid_argument("SimGrid engine: transfers from " + topology.device(src).name + " to " +
                                   topology.device(dst).name +
                                   " take different ECMP paths on different channels, but SimGrid routes per host "
@@ -197,7 +197,7 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const DeviceId src = routes[i].dst;
     const DeviceId dst = routes[i].src;
     if (index.count({src, dst})) continue;
-    routes.push_back(SimgridRoute{src, dst, router.route(src, dst, first_channel[i]).channels});
+    routes.push_back(SimgridRoute{src, dst, router.route(src, dst, first_channel[i]).directions});
   }
   return routes;
 }
@@ -219,7 +219,7 @@ class Run {
   struct Path {
     s4u::Host* src = nullptr;
     s4u::Host* dst = nullptr;
-    std::vector<ChannelId> channels;
+    std::vector<DirectionId> directions;
     Duration latency;   ///< SimGrid's route latency (Host::route_to), calibrated
     Duration overhead;  ///< max over the links of the per-message overhead, calibrated
   };
@@ -249,8 +249,8 @@ class Run {
   std::span<const Op> ops_;
   const s4u::Engine& engine_;
 
-  std::unordered_map<std::string, ChannelId> channel_of_link_;  ///< SimGrid link name -> channel
-  std::vector<Duration> overhead_;                                ///< per channel, calibrated
+  std::unordered_map<std::string, DirectionId> direction_of_link_;  ///< SimGrid link name -> link direction
+  std::vector<Duration> overhead_;                                ///< per link direction, calibrated
   std::map<std::pair<DeviceId, DeviceId>, Path> paths_;
 
   detail::ExplicitDag dag_;  ///< the dependency walk the flow simulator uses too
@@ -261,9 +261,9 @@ class Run {
 
   std::unordered_map<const s4u::Activity*, Flow> flows_;
   std::vector<s4u::CommPtr> finished_;  ///< released one callback later, never inside their own
-  std::vector<double> channel_bytes_;
-  std::vector<int> channel_active_;
-  std::vector<std::int64_t> channel_since_, channel_busy_;
+  std::vector<double> direction_bytes_;
+  std::vector<int> direction_active_;
+  std::vector<std::int64_t> direction_since_, direction_busy_;
   std::uint64_t events_ = 0;
   std::uint64_t flows_started_ = 0;
 };
@@ -271,12 +271,12 @@ class Run {
 void Run::map_links() {
   const std::vector<std::string> names = simgrid_link_names(topology_);
   for (LinkId l = 0; l < names.size(); ++l) {
-    channel_of_link_[names[l] + kUpSuffix] = Topology::channel(l, false);
-    channel_of_link_[names[l] + kDownSuffix] = Topology::channel(l, true);
+    direction_of_link_[names[l] + kUpSuffix] = Topology::direction(l, false);
+    direction_of_link_[names[l] + kDownSuffix] = Topology::direction(l, true);
   }
-  overhead_.resize(topology_.channel_count());
-  for (ChannelId c = 0; c < topology_.channel_count(); ++c) {
-    const Link& link = topology_.link(Topology::channel_link(c));
+  overhead_.resize(topology_.direction_count());
+  for (DirectionId c = 0; c < topology_.direction_count(); ++c) {
+    const Link& link = topology_.link(Topology::direction_link(c));
     const LinkFactors f = options_.calibration.factors(link_family(link.kind), options_.protocol);
     overhead_[c] = detail::scaled(link.overhead, f.latency);
   }
@@ -309,10 +309,10 @@ const Run::Path& Run::path_of(const Op& send) {
   double latency = 0;
   path.src->route_to(path.dst, links, &latency);
   for (const s4u::Link* link : links) {
-    const auto found = channel_of_link_.find(link->get_name());
-    if (found == channel_of_link_.end())
+    const auto found = direction_of_link_.find(link->get_name());
+    if (found == direction_of_link_.end())
       throw std::logic_error("SimGrid engine: unknown link " + link->get_name() + " on a route");
-    path.channels.push_back(found->second);
+    path.directions.push_back(found->second);
     path.overhead = std::max(path.overhead, overhead_[found->second]);
   }
   path.latency = Duration::from_seconds(latency);
@@ -383,8 +383,8 @@ void Run::start_comm(OpId send) {
   if (options_.max_flow_rate.bits_per_second() > 0) comm->set_rate(options_.max_flow_rate.bytes_per_second());
   comm->start();
   start_ps_[op.match] = now_ps();
-  for (ChannelId c : path.channels)
-    if (channel_active_[c]++ == 0) channel_since_[c] = now_ps();
+  for (DirectionId c : path.directions)
+    if (direction_active_[c]++ == 0) direction_since_[c] = now_ps();
   const s4u::Activity* key = comm.get();
   flows_.emplace(key, Flow{std::move(comm), send});
   ++flows_started_;
@@ -400,9 +400,9 @@ void Run::on_comm_done(const s4u::Activity& activity) {
   ++events_;
   const Op& op = ops_[send];
   const Path& path = path_of(op);
-  for (ChannelId c : path.channels) {
-    channel_bytes_[c] += double(op.bytes.count());
-    if (--channel_active_[c] == 0) channel_busy_[c] += now_ps() - channel_since_[c];
+  for (DirectionId c : path.directions) {
+    direction_bytes_[c] += double(op.bytes.count());
+    if (--direction_active_[c] == 0) direction_busy_[c] += now_ps() - direction_since_[c];
   }
   // Pure: SimGrid moved the bytes with no latency phase; pay the route latency now, as ringlab does.
   // Default: SimGrid's LV08 already paid its (factored) latency before the bytes.
@@ -417,10 +417,10 @@ Result Run::execute() {
   const std::size_t n = ops_.size();
   start_ps_.assign(n, 0);
   end_ps_.assign(n, 0);
-  channel_bytes_.assign(topology_.channel_count(), 0.0);
-  channel_active_.assign(topology_.channel_count(), 0);
-  channel_since_.assign(topology_.channel_count(), 0);
-  channel_busy_.assign(topology_.channel_count(), 0);
+  direction_bytes_.assign(topology_.direction_count(), 0.0);
+  direction_active_.assign(topology_.direction_count(), 0);
+  direction_since_.assign(topology_.direction_count(), 0);
+  direction_busy_.assign(topology_.direction_count(), 0);
   s4u::Activity::on_completion_cb([this](const s4u::Activity& a) { on_comm_done(a); });
   dag_.for_each_initial([this](OpId id) { ready_.push_back(id); });
   drain();
@@ -438,19 +438,19 @@ Result Run::collect() const {
   for (OpId id = 0; id < ops_.size(); ++id)
     if (ops_[id].at < result.rank_finish.size())
       result.rank_finish[ops_[id].at] = std::max(result.rank_finish[ops_[id].at], Duration{end_ps_[id]});
-  for (ChannelId c = 0; c < topology_.channel_count(); ++c) {
-    if (channel_bytes_[c] <= 0) continue;
-    const Link& link = topology_.link(Topology::channel_link(c));
+  for (DirectionId c = 0; c < topology_.direction_count(); ++c) {
+    if (direction_bytes_[c] <= 0) continue;
+    const Link& link = topology_.link(Topology::direction_link(c));
     const double factor = options_.calibration.factors(link_family(link.kind), options_.protocol).bandwidth;
     const double capacity_bytes = link.bandwidth.bytes_per_second() * factor * Duration{finish}.seconds();
-    ChannelStats stats;
-    stats.channel = c;
-    stats.bytes = Bytes{std::llround(channel_bytes_[c])};
-    stats.busy = Duration{channel_busy_[c]};
-    stats.utilisation = capacity_bytes > 0 ? std::min(1.0, channel_bytes_[c] / capacity_bytes) : 0.0;
-    result.channels.push_back(stats);
+    DirectionStats stats;
+    stats.direction = c;
+    stats.bytes = Bytes{std::llround(direction_bytes_[c])};
+    stats.busy = Duration{direction_busy_[c]};
+    stats.utilisation = capacity_bytes > 0 ? std::min(1.0, direction_bytes_[c] / capacity_bytes) : 0.0;
+    result.directions.push_back(stats);
   }
-  result.bottlenecks = detail::rank_bottlenecks(result.channels, options_.bottleneck_count);
+  result.bottlenecks = detail::rank_bottlenecks(result.directions, options_.bottleneck_count);
   for (OpId op = last_completed_; op != kNoOp; op = dag_.critical(op)) result.critical_path.push_back(op);
   std::reverse(result.critical_path.begin(), result.critical_path.end());
   if (options_.record_timeline)

@@ -75,8 +75,8 @@ Bandwidth server_link(const Topology& t, const Route& route, DeviceId server) {
   const HostId host = t.device(server).host;
   Bandwidth narrowest = route.bottleneck;
   bool found = false;
-  for (ChannelId c : route.channels) {
-    const Link& l = t.link(Topology::channel_link(c));
+  for (DirectionId c : route.directions) {
+    const Link& l = t.link(Topology::direction_link(c));
     if (t.device(l.a).host != host && t.device(l.b).host != host) continue;
     narrowest = found ? std::min(narrowest, l.bandwidth) : l.bandwidth;
     found = true;

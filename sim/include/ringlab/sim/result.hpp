@@ -15,8 +15,8 @@
 namespace ringlab::sim {
 
 /// Traffic on one direction of one link.
-struct ChannelStats {
-  ChannelId channel = 0;
+struct DirectionStats {
+  DirectionId direction = 0;
   Bytes bytes;            ///< bytes that crossed it
   Duration busy;          ///< time with at least one flow on it
   double utilisation = 0; ///< bytes / (capacity * run time), in [0, 1]
@@ -76,8 +76,8 @@ struct Result {
   Bandwidth algbw() const;
   Bandwidth busbw() const;
 
-  std::vector<ChannelStats> channels;     ///< channels that carried bytes, by channel id
-  std::vector<ChannelId> bottlenecks;     ///< most utilised channels, highest first (ties by id)
+  std::vector<DirectionStats> directions;  ///< link directions that carried bytes, by id
+  std::vector<DirectionId> bottlenecks;    ///< most utilised link directions, highest first (ties by id)
   std::vector<OpId> critical_path;        ///< ops on the longest dependency chain, first to last
   std::vector<OpSpan> timeline;           ///< every op, by op id (empty unless recorded)
 

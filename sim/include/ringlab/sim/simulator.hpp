@@ -3,7 +3,7 @@
 // Every Send/Recv pair becomes a flow on the route the topology's Router picks (ECMP by policy), with
 // the transfer's parallel channel index (Op::channel) as the ECMP flow key, so parallel rings or trees
 // between the same two devices may take different equal-cost paths.
-// Flows share each channel (link direction) max-min fairly, recomputed in one batch whenever flows
+// Flows share each link direction max-min fairly, recomputed in one batch whenever flows
 // start or finish at the same instant. A message costs: the route's per-message software overhead,
 // then its bytes at the max-min rate, then the route's summed hop latency. Local ops (Reduce, Copy,
 // Encode, Decode) take bytes / rate with the GPU model's rates from the calibration table.
@@ -50,12 +50,12 @@ struct SimOptions {
   Calibration calibration = Calibration::pure();
   Protocol protocol = Protocol::Simple;  ///< selects the calibration row; no effect when pure
   bool record_timeline = false;          ///< fill Result::timeline (needed for traces)
-  std::size_t bottleneck_count = 5;      ///< how many channels Result::bottlenecks lists
+  std::size_t bottleneck_count = 5;      ///< how many link directions Result::bottlenecks lists
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
-  /// Test hook: after every bandwidth reallocation verify that no channel carries more than its
+  /// Test hook: after every bandwidth reallocation verify that no link direction carries more than its
   /// capacity and that every flow moves; throws std::logic_error on a violation. Costs
-  /// O(channels + hops) per reallocation.
+  /// O(directions + hops) per reallocation.
   bool check_invariants = false;
   /// Called every kProgressInterval events (from the running thread); may be empty.
   std::function<void(const Progress&)> progress;

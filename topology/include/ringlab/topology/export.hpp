@@ -52,16 +52,16 @@ void write_nccl_xml(std::ostream& out, const Topology& topology, HostId host);
 /// indented by two spaces, ending in a newline.
 void write_json(std::ostream& out, const Topology& topology);
 
-/// One explicit route of a SimGrid platform: the directed channels from src to dst, in order.
+/// One explicit route of a SimGrid platform: the link directions from src to dst, in order.
 struct SimgridRoute {
   DeviceId src = 0;
   DeviceId dst = 0;
-  std::vector<ChannelId> channels;
+  std::vector<DirectionId> directions;  ///< the link directions of the route, in order
 };
 
 /// SimGrid link id of every link, by link id: "<a>--<b>" from the device names, with "#<link id>"
 /// appended when an earlier link joins the same two devices. SimGrid names the two directions of a
-/// SPLITDUPLEX link "<id>_UP" (a->b, channel 2*link) and "<id>_DOWN" (b->a, channel 2*link+1).
+/// SPLITDUPLEX link "<id>_UP" (a->b, direction 2*link) and "<id>_DOWN" (b->a, direction 2*link+1).
 std::vector<std::string> simgrid_link_names(const Topology& topology);
 
 /// The routes `topo export -f simgrid` writes: every ordered pair of devices that can be a schedule
@@ -79,7 +79,7 @@ std::vector<SimgridRoute> simgrid_endpoint_routes(const Topology& topology, cons
 ///   a <route symmetrical="NO"> per entry of `routes`, a <link_ctn direction="UP|DOWN"> per hop.
 /// Per-message software overhead has no SimGrid equivalent and is written as <prop id="overhead">
 /// on each link. Deterministic: devices, links and routes in the order given.
-/// Precondition: every route is a path of channels from src to dst of this topology.
+/// Precondition: every route is a path of link directions from src to dst of this topology.
 void write_simgrid(std::ostream& out, const Topology& topology, std::span<const SimgridRoute> routes);
 
 }  // namespace ringlab

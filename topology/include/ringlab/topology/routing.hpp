@@ -19,7 +19,7 @@ namespace ringlab {
 enum class EcmpPolicy : std::uint8_t { Hash, First };
 
 struct Route {
-  std::vector<ChannelId> channels;  ///< directed link hops from source to destination
+  std::vector<DirectionId> directions;  ///< directed link hops from source to destination
   Duration latency;                 ///< sum of the links' hop latencies
   Duration overhead;                ///< per-message software overhead: max over the links
   Bandwidth bottleneck;             ///< min link bandwidth along the path

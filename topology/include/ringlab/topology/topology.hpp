@@ -2,10 +2,10 @@
 // joined by full-duplex links, grouped into hosts and racks.
 //
 // Ids are dense indices in insertion order, so per-device and per-link data elsewhere live in plain
-// vectors. A full-duplex link has two *channels*, one per direction: channel 2*link is a->b and
-// 2*link+1 is b->a; the simulator shares bandwidth per channel. The graph structure is handed to
-// Boost.Graph algorithms (routing, connectivity, max flow) inside the library; no Boost type appears
-// in this header.
+// vectors. A full-duplex link has two *directions*: direction 2*link is a->b and 2*link+1 is b->a;
+// the simulator shares bandwidth per direction ("channel" means one of NCCL's parallel rings, in
+// sim/). The graph structure is handed to Boost.Graph algorithms (routing, connectivity, max flow)
+// inside the library; no Boost type appears in this header.
 //
 // Building: add_rack / add_host / add_device / add_link. These assert preconditions that loaders
 // have already validated (names unique, ends exist); user input is checked in scenario.cpp, which
@@ -27,7 +27,7 @@ namespace ringlab {
 
 using DeviceId = std::uint32_t;
 using LinkId = std::uint32_t;
-using ChannelId = std::uint32_t;  ///< one direction of a link: 2*link (a->b) or 2*link+1 (b->a)
+using DirectionId = std::uint32_t;  ///< one direction of a link: 2*link (a->b) or 2*link+1 (b->a)
 using HostId = std::int32_t;
 using RackId = std::int32_t;
 inline constexpr HostId kNoHost = -1;
@@ -87,7 +87,7 @@ class Topology {
 
   std::size_t device_count() const { return devices_.size(); }
   std::size_t link_count() const { return links_.size(); }
-  std::size_t channel_count() const { return links_.size() * 2; }
+  std::size_t direction_count() const { return links_.size() * 2; }
   std::size_t host_count() const { return hosts_.size(); }
   std::size_t rack_count() const { return racks_.size(); }
 
@@ -113,16 +113,16 @@ class Topology {
   /// Devices of one host, in insertion order.
   std::vector<DeviceId> host_devices(HostId host) const;
 
-  /// Channels of a link, and the channel that leaves `from` on it. Precondition: from is an end.
-  static ChannelId channel(LinkId link, bool reverse) { return link * 2 + (reverse ? 1 : 0); }
-  ChannelId channel_from(LinkId link, DeviceId from) const {
-    return channel(link, links_[link].a != from);
+  /// Directions of a link, and the direction that leaves `from` on it. Precondition: from is an end.
+  static DirectionId direction(LinkId link, bool reverse) { return link * 2 + (reverse ? 1 : 0); }
+  DirectionId direction_from(LinkId link, DeviceId from) const {
+    return direction(link, links_[link].a != from);
   }
-  static LinkId channel_link(ChannelId c) { return c / 2; }
-  DeviceId channel_source(ChannelId c) const { return c % 2 ? links_[c / 2].b : links_[c / 2].a; }
-  DeviceId channel_target(ChannelId c) const { return c % 2 ? links_[c / 2].a : links_[c / 2].b; }
+  static LinkId direction_link(DirectionId c) { return c / 2; }
+  DeviceId direction_source(DirectionId c) const { return c % 2 ? links_[c / 2].b : links_[c / 2].a; }
+  DeviceId direction_target(DirectionId c) const { return c % 2 ? links_[c / 2].a : links_[c / 2].b; }
   /// "node0/gpu0->node0/nvswitch0"
-  std::string channel_name(ChannelId c) const;
+  std::string direction_name(DirectionId c) const;
 
  private:
   std::vector<Device> devices_;
