@@ -97,99 +97,56 @@ inline RankTotals totals(const sim::Schedule& s) {
   return t;
 }
 
-/// Symbolic execution of an uncompressed schedule: every byte of every endpoint carries the set of
-/// ranks whose input it contains (p <= 64). Ops run in insertion order; a Recv merges the sender's
-/// set into the receiver's bytes. `problems` also lists every Send that does not (transitively)
-/// depend on an earlier op of its endpoint that wrote bytes it sends (a Recv counts as following
-/// its Send), so the result holds for any execution order the dependencies allow.
-struct DataFlow {
-  std::vector<std::int64_t> cuts;                 ///< atom boundaries
-  std::vector<std::vector<std::uint64_t>> state;  ///< [endpoint][atom] -> rank set
-  std::vector<std::string> problems;
+/// Rank r's element i in executor tests: (r + 1) * 1000 + i. Sums of these are exact in double.
+inline double exec_input(int rank, std::int64_t i) { return (rank + 1) * 1000.0 + double(i); }
 
-  std::size_t atom(std::int64_t offset) const {
-    return std::size_t(std::lower_bound(cuts.begin(), cuts.end(), offset) - cuts.begin());
-  }
-  /// Intersection of the rank sets over [offset, offset+bytes) at endpoint e (all ones when empty).
-  std::uint64_t common(sim::Endpoint e, std::int64_t offset, std::int64_t bytes) const {
-    std::uint64_t m = ~std::uint64_t{0};
-    for (std::size_t a = atom(offset); a < atom(offset + bytes); ++a) m &= state[e][a];
-    return m;
-  }
-};
-
-inline std::int64_t block_begin(std::int64_t n_bytes, std::int64_t elem, int r, int p) {
-  return n_bytes / elem * r / p * elem;
+/// Every rank's input for `n` elements.
+inline std::vector<std::vector<double>> exec_inputs(int p, std::int64_t n) {
+  std::vector<std::vector<double>> in(std::size_t(p), std::vector<double>(static_cast<std::size_t>(n)));
+  for (int r = 0; r < p; ++r)
+    for (std::int64_t i = 0; i < n; ++i) in[std::size_t(r)][std::size_t(i)] = exec_input(r, i);
+  return in;
 }
 
-inline DataFlow run_data_flow(const sim::Schedule& s, std::int64_t elem, int root = 0) {
-  DataFlow f;
-  const int p = s.rank_count();
-  const std::int64_t n = s.message().count();
-  f.cuts = {0, n};
-  for (int r = 0; r <= p; ++r) f.cuts.push_back(block_begin(n, elem, r, p));
-  for (const sim::Op& op : s.ops()) {
-    f.cuts.push_back(op.first * elem);
-    f.cuts.push_back(op.first * elem + op.count * elem);
-  }
-  std::sort(f.cuts.begin(), f.cuts.end());
-  f.cuts.erase(std::unique(f.cuts.begin(), f.cuts.end()), f.cuts.end());
-  const std::size_t atoms = f.cuts.size();
-  f.state.assign(s.endpoints().size(), std::vector<std::uint64_t>(atoms, 0));
-  for (int r = 0; r < p; ++r) {
-    const std::uint64_t bit = std::uint64_t{1} << r;
-    auto& st = f.state[std::size_t(r)];
-    switch (s.collective()) {
-      case sim::Collective::AllReduce:
-      case sim::Collective::ReduceScatter:
-      case sim::Collective::Reduce:
-        for (auto& a : st) a = bit;
-        break;
-      case sim::Collective::AllGather:
-        for (std::size_t a = f.atom(block_begin(n, elem, r, p)); a < f.atom(block_begin(n, elem, r + 1, p)); ++a)
-          st[a] = bit;
-        break;
-      case sim::Collective::Broadcast:
-        if (r == root)
-          for (auto& a : st) a = bit;
-        break;
+/// Rank r's block of an n-element array over p ranks: [n*r/p, n*(r+1)/p).
+inline std::int64_t block_start(std::int64_t n, int r, int p) { return n * r / p; }
+
+/// Compares executor output (from exec_inputs) with the collective's promise; returns the first
+/// mismatch ("rank 3 element 17: got 4, want 5") or "".
+inline std::string verify_collective(sim::Collective c, int p, int root, std::int64_t n,
+                                     const std::vector<std::vector<double>>& out) {
+  auto sum = [&](std::int64_t i) {
+    double s = 0;
+    for (int r = 0; r < p; ++r) s += exec_input(r, i);
+    return s;
+  };
+  auto owner = [&](std::int64_t i) {
+    int b = 0;
+    while (b + 1 < p && block_start(n, b + 1, p) <= i) ++b;
+    return b;
+  };
+  for (int r = 0; r < p; ++r)
+    for (std::int64_t i = 0; i < n; ++i) {
+      double want = 0;
+      switch (c) {
+        case sim::Collective::AllReduce: want = sum(i); break;
+        case sim::Collective::ReduceScatter:
+          if (owner(i) != r) continue;
+          want = sum(i);
+          break;
+        case sim::Collective::AllGather: want = exec_input(owner(i), i); break;
+        case sim::Collective::Broadcast: want = exec_input(root, i); break;
+        case sim::Collective::Reduce:
+          if (r != root) continue;
+          want = sum(i);
+          break;
+      }
+      const double got = out[std::size_t(r)][std::size_t(i)];
+      if (got != want)
+        return "rank " + std::to_string(r) + " element " + std::to_string(i) + ": got " + std::to_string(got) +
+               ", want " + std::to_string(want);
     }
-  }
-  // Dependency completeness: every Send depends on all earlier writers of its bytes at its endpoint.
-  std::vector<std::uint32_t> seen(s.ops().size(), 0);
-  std::uint32_t stamp = 0;
-  for (sim::OpId id = 0; id < s.ops().size(); ++id) {
-    const sim::Op& op = s.op(id);
-    if (op.kind == sim::OpKind::Recv) {
-      const sim::Op& send = s.op(op.match);
-      for (std::size_t a = f.atom(op.first * elem); a < f.atom(op.first * elem + op.count * elem); ++a)
-        f.state[op.at][a] |= f.state[send.at][a];
-      continue;
-    }
-    if (op.kind != sim::OpKind::Send) continue;
-    ++stamp;
-    std::vector<sim::OpId> stack(s.deps(id).begin(), s.deps(id).end());
-    while (!stack.empty()) {
-      const sim::OpId d = stack.back();
-      stack.pop_back();
-      if (seen[d] == stamp) continue;
-      seen[d] = stamp;
-      for (sim::OpId dd : s.deps(d)) stack.push_back(dd);
-      if (s.op(d).kind == sim::OpKind::Recv) stack.push_back(s.op(d).match);  // data arrives after its send
-    }
-    const std::int64_t lo = op.first * elem;
-    const std::int64_t hi = lo + op.count * elem;
-    for (sim::OpId w = 0; w < id; ++w) {
-      const sim::Op& wop = s.op(w);
-      if (wop.at != op.at || wop.kind == sim::OpKind::Send) continue;
-      const std::int64_t wlo = wop.first * elem;
-      const std::int64_t whi = wlo + wop.count * elem;
-      if (whi <= lo || wlo >= hi) continue;
-      if (seen[w] != stamp)
-        f.problems.push_back("send #" + std::to_string(id) + " does not wait for #" + std::to_string(w));
-    }
-  }
-  return f;
+  return "";
 }
 
 }  // namespace ringlab::test

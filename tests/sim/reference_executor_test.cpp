@@ -22,7 +22,6 @@ namespace {
 
 constexpr std::int64_t kFp32 = 4;
 constexpr int kMaxRanks = 17;
-constexpr double kRankScale = 1000.0;  ///< rank r's element i is (r + 1) * kRankScale + i
 constexpr int kChunkedChannels = 3;
 constexpr std::int64_t kChunkElements = 2;
 
@@ -56,11 +55,6 @@ const std::vector<Variant>& variants() {
 constexpr Collective kCollectives[] = {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
                                        Collective::Broadcast, Collective::Reduce};
 
-double input(int rank, std::int64_t i) { return (rank + 1) * kRankScale + double(i); }
-
-/// Rank r's block of an n-element array over p ranks: [n*r/p, n*(r+1)/p).
-std::int64_t block_start(std::int64_t n, int r, int p) { return n * r / p; }
-
 /// The documented rejection for this combination, or "" when the builder must accept it.
 std::string expected_rejection(const Variant& v, Collective c, int p, bool equal_nodes, const Payload& payload) {
   if (!supports(v.algorithm, c)) return "does not implement";
@@ -74,44 +68,6 @@ std::string expected_rejection(const Variant& v, Collective c, int p, bool equal
   const bool rail = v.algorithm == Algorithm::Ring2D ||
                     (v.algorithm == Algorithm::Hierarchical && v.hierarchy == Hierarchy::Rail);
   if (rail && !equal_nodes && p >= 2) return "every node needs the same number of ranks";
-  return "";
-}
-
-/// Compares executor output with the collective's promise; returns the first mismatch or "".
-std::string verify(Collective c, int p, int root, std::int64_t n, const std::vector<std::vector<double>>& out) {
-  auto sum = [&](std::int64_t i) {
-    double s = 0;
-    for (int r = 0; r < p; ++r) s += input(r, i);
-    return s;
-  };
-  auto owner = [&](std::int64_t i) {
-    int b = 0;
-    while (b + 1 < p && block_start(n, b + 1, p) <= i) ++b;
-    return b;
-  };
-  for (int r = 0; r < p; ++r)
-    for (std::int64_t i = 0; i < n; ++i) {
-      double want = 0;
-      switch (c) {
-        case Collective::AllReduce: want = sum(i); break;
-        case Collective::ReduceScatter:
-          if (owner(i) != r) continue;
-          want = sum(i);
-          break;
-        case Collective::AllGather: want = input(owner(i), i); break;
-        case Collective::Broadcast: want = input(root, i); break;
-        case Collective::Reduce:
-          if (r != root) continue;
-          want = sum(i);
-          break;
-      }
-      const double got = out[std::size_t(r)][std::size_t(i)];
-      if (got != want) {
-        std::ostringstream msg;
-        msg << "rank " << r << " element " << i << ": got " << got << ", want " << want;
-        return msg.str();
-      }
-    }
   return "";
 }
 
@@ -195,11 +151,11 @@ void run_variant(const Variant& v, const Payload& payload, Tally& tally) {
           }
           std::vector<std::vector<double>> inputs(std::size_t(p), std::vector<double>(std::size_t(k.elements)));
           for (int r = 0; r < p; ++r)
-            for (std::int64_t i = 0; i < k.elements; ++i) inputs[std::size_t(r)][std::size_t(i)] = input(r, i);
+            for (std::int64_t i = 0; i < k.elements; ++i) inputs[std::size_t(r)][std::size_t(i)] = test::exec_input(r, i);
           for (ExecOrder order : {ExecOrder::LowestFirst, ExecOrder::HighestFirst, ExecOrder::Random}) {
             std::string problem;
             try {
-              problem = verify(c, p, spec.root, k.elements, execute_schedule(*s, inputs, ExecOptions{order, 7}));
+              problem = test::verify_collective(c, p, spec.root, k.elements, execute_schedule(*s, inputs, ExecOptions{order, 7}));
             } catch (const ExecutionError& e) {
               problem = e.what();
             }

@@ -1,4 +1,5 @@
-// Reference executor: a Kahn walk over a Schedule that moves and sums real values (see the header).
+// Reference executor: a walk over a Schedule (ExplicitDag, as the engines) that moves and sums real
+// values (see the header).
 #include "ringlab/sim/reference_executor.hpp"
 
 #include <algorithm>
@@ -6,6 +7,8 @@
 #include <random>
 #include <string>
 #include <utility>
+
+#include "engine/explicit_dag.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -53,21 +56,10 @@ class Executor {
   void run(const ExecOptions& options) {
     check_in_flight_ = options.check_in_flight;
     const std::size_t n = s_.ops().size();
-    std::vector<std::uint32_t> waiting(n, 0);
-    std::vector<std::vector<OpId>> successors(n);
-    for (OpId id = 0; id < n; ++id) {
-      const Op& op = s_.op(id);
-      check_range(id, op);
-      for (OpId d : s_.deps(id)) successors[d].push_back(id);
-      waiting[id] = std::uint32_t(s_.deps(id).size());
-      if (op.kind == OpKind::Recv) {
-        successors[op.match].push_back(id);
-        ++waiting[id];
-      }
-    }
+    for (OpId id = 0; id < n; ++id) check_range(id, s_.op(id));
+    detail::ExplicitDag dag(s_);  // the dependency walk the timing engines use
     std::vector<OpId> ready;
-    for (OpId id = 0; id < n; ++id)
-      if (waiting[id] == 0) ready.push_back(id);
+    dag.for_each_initial([&](OpId id) { ready.push_back(id); });
     std::mt19937_64 rng(options.seed);
     std::size_t done = 0;
     while (!ready.empty()) {
@@ -86,8 +78,7 @@ class Executor {
       ready.pop_back();
       execute(id);
       ++done;
-      for (OpId next : successors[id])
-        if (--waiting[next] == 0) ready.push_back(next);
+      dag.for_each_ready_successor(id, [&](OpId next) { ready.push_back(next); });
     }
     if (done != n) throw ExecutionError("schedule has a dependency cycle: " + std::to_string(n - done) + " ops never ran");
   }
