@@ -210,4 +210,15 @@ JsonNode JsonReader::section(const JsonNode& object, std::string_view key) {
   return JsonNode{&kEmpty, child_path(object.path, key)};
 }
 
+bool JsonReader::check_schema(const JsonNode& root, std::string_view schema, int version) {
+  const std::size_t before = problem_count();
+  const std::string quoted = "\"" + std::string(schema) + "\"";
+  if (auto n = required(root, "schema", quoted))
+    if (auto v = string(*n); v && *v != schema) add(n->path, "expected schema " + quoted + ", got \"" + *v + "\"");
+  if (auto n = required(root, "version", std::to_string(version)))
+    if (auto v = integer(*n, 0, std::numeric_limits<int>::max()); v && *v != version)
+      add(n->path, "unsupported version " + std::to_string(*v) + ": this build reads version " + std::to_string(version));
+  return problem_count() == before;
+}
+
 }  // namespace ringlab

@@ -93,13 +93,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   if (!r.expect_object(root)) fail();
   r.check_keys(root, {"schema", "version", "collective", "algorithm", "dtype", "compression", "redop", "protocol",
                       "message_bytes", "ranks", "root", "channels", "endpoints", "op_fields", "ops"});
-  if (auto n = r.required(root, "schema", "\"ringlab.schedule\""))
-    if (auto v = r.string(*n); v && *v != kScheduleSchema)
-      r.add(n->path, "expected schema \"ringlab.schedule\", got \"" + *v + "\"");
-  if (auto n = r.required(root, "version", "1"))
-    if (auto v = r.integer(*n, 0, std::numeric_limits<int>::max()); v && *v != kScheduleVersion)
-      r.add(n->path, "unsupported version " + std::to_string(*v) + ": this build reads version " +
-                         std::to_string(kScheduleVersion));
+  r.check_schema(root, kScheduleSchema, kScheduleVersion);
   problems.throw_if_any();  // the rest means nothing under another schema
 
   std::optional<Collective> collective;

@@ -196,13 +196,7 @@ std::vector<Result> read_results_json(const nlohmann::json& document, const std:
   std::vector<Result> out;
   if (!r.expect_object(root)) problems.throw_if_any();
   r.check_keys(root, {"schema", "version", "results"});
-  if (auto n = r.required(root, "schema", "\"ringlab.results\""))
-    if (auto v = r.string(*n); v && *v != kResultsSchema)
-      r.add(n->path, "expected schema \"ringlab.results\", got \"" + *v + "\"");
-  if (auto n = r.required(root, "version", "1"))
-    if (auto v = r.integer(*n, 0, std::numeric_limits<int>::max()); v && *v != kResultsVersion)
-      r.add(n->path, "unsupported version " + std::to_string(*v) + ": this build reads version " +
-                         std::to_string(kResultsVersion));
+  r.check_schema(root, kResultsSchema, kResultsVersion);
   problems.throw_if_any();  // the rest means nothing under another schema
   if (auto n = r.required(root, "results", "an array of results"); n && r.expect_array(*n))
     for (const JsonNode& e : r.elements(*n))

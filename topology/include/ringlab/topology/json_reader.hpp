@@ -49,6 +49,9 @@ class JsonReader {
   /// ("for fabric kind racks") is added to the message when given.
   void check_keys(const JsonNode& object, std::initializer_list<std::string_view> allowed,
                   std::string_view context = {});
+  /// A versioned document's "schema" and "version" members: records a problem unless they are
+  /// `schema` and `version` (both required). True when both are right.
+  bool check_schema(const JsonNode& root, std::string_view schema, int version);
   /// Elements of an array node with their paths.
   std::vector<JsonNode> elements(const JsonNode& array) const;
 
