@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Mutation fuzzing of ringlab's input paths (importers, scenarios, sweep files).
+"""Mutation fuzzing of ringlab's input paths (importers, scenarios, sweep files, rank orders, schedule
+and results files).
 
 Each run mutates one fixture (deletes spans, inserts tokens, flips bytes, duplicates lines), feeds it to
 the matching subcommand, and requires exit code 0, 2 (bad input) or 3 (sweep with failed points): an
@@ -20,6 +21,9 @@ cases = [
     ("train", os.path.join(src, "scenarios/brief-4x8-v100.json")),
     ("simulate", os.path.join(src, "scenarios/two-racks-40g.json")),
     ("sweep", os.path.join(src, "scenarios/sweeps/nodes-speed-algorithm.json")),
+    ("rank-order", os.path.join(src, "tests/data/rank_order/reversed.hosts")),
+    ("schedule", os.path.join(src, "tests/data/schedule/ring4.schedule.json")),
+    ("results", os.path.join(src, "tests/data/results/ring4.results.json")),
 ]
 tokens = [b"[", b"]", b"{", b"}", b",", b"-", b"0", b"999999999999", b"-1", b"\"", b"<", b">", b"/", b"#",
           b"NV18", b"SYS", b"x", b"\n", b"=", b"1e308", b"nan", b"\x00", b"\xff", b"[1-", b"Gbps", b"MiB"]
@@ -56,6 +60,12 @@ with tempfile.TemporaryDirectory() as tmp:
             cmd = [binary, "sweep", f, "--jobs", "1", "-o", os.path.join(tmp, "out.csv")]
         elif kind == "simulate":
             cmd = [binary, kind, f, "--sizes", "1MiB"]
+        elif kind == "rank-order":
+            cmd = [binary, "simulate", "--rank-order", f, "--sizes", "1MiB"]
+        elif kind == "schedule":
+            cmd = [binary, "simulate", "--schedule", f]
+        elif kind == "results":
+            cmd = [binary, "compare", f, f]
         else:
             cmd = [binary, kind, f]
         try:
