@@ -89,6 +89,7 @@ struct RunPlan {
   int root = 0;
   std::uint64_t seed = 0;
   bool model_compute = true;
+  bool rank_finish = false;  ///< fill Result::rank_finish (the results format writes it)
   RankOrder order;
 };
 
@@ -256,6 +257,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   request.options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
   request.options.calibration.model_compute = plan.model_compute;
   request.options.protocol = plan.protocol;
+  request.options.record_rank_finish = plan.rank_finish;
   request.keep_schedule = keep_schedule;
   std::unique_ptr<TimingEngine> simgrid;
   if (plan.simgrid) {
@@ -298,6 +300,7 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
   options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
   options.calibration.model_compute = plan.model_compute;
   options.protocol = schedule.protocol();
+  options.record_rank_finish = c.format == "results";
   ReportRow row;
   try {
     row.result = plan.simgrid ? load_simgrid_engine(plan.simgrid_model)->run(scenario.cluster, options, schedule)
@@ -339,7 +342,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   JsonReader reader(problems);
   read_section(reader, JsonNode{&section, "/simulate"}, settings);
   settings.rank_order_file = c.rank_order_file;
-  const RunPlan plan = validate(settings, scenario, reader, problems);
+  RunPlan plan = validate(settings, scenario, reader, problems);
+  plan.rank_finish = c.format == "results";
   problems.throw_if_any();
 
   if (!c.schedule_file.empty()) return replay_schedule(scenario, plan, c);

@@ -2,7 +2,7 @@
 # settings (size, type, root, time, algbw, busbw to the printed digit; the channel column may differ:
 # a schedule counts a double binary tree's two trees as two channels), and writing the schedule twice
 # gives the same bytes.
-# Usage: cmake -DRINGLAB=path -DSCENARIO=relative.json -DARGS="a;b" -DWORKDIR=dir -DTMP=dir -P schedule_round_trip.cmake
+# Usage: cmake -DRINGLAB=path -DSCENARIO=relative.json -DARGS="a;b" -DNAME=unique -DWORKDIR=dir -DTMP=dir -P schedule_round_trip.cmake
 function(run out)
   execute_process(COMMAND ${RINGLAB} ${ARGN} WORKING_DIRECTORY ${WORKDIR}
                   OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
@@ -12,8 +12,8 @@ function(run out)
   set(${out} "${stdout}" PARENT_SCOPE)
 endfunction()
 
-set(file_a ${TMP}/round_trip_a.schedule.json)
-set(file_b ${TMP}/round_trip_b.schedule.json)
+set(file_a ${TMP}/${NAME}_a.schedule.json)  # NAME keeps parallel tests apart
+set(file_b ${TMP}/${NAME}_b.schedule.json)
 run(ignored schedule ${SCENARIO} ${ARGS} -o ${file_a})
 run(ignored schedule ${SCENARIO} ${ARGS} -o ${file_b})
 file(SHA256 ${file_a} hash_a)

@@ -55,6 +55,7 @@ TEST_CASE("results files round-trip byte for byte: simulated and measured", "[re
   CollectiveRequest r;
   r.message = 8_MiB;
   r.order.ranks = c.gpus;
+  r.options.record_rank_finish = true;
   const CollectiveOutcome simulated = run_collective(c.topology, r);
   REQUIRE(simulated.applicable());
   const std::vector<Result> results{*simulated.result, measured_row()};
@@ -109,6 +110,7 @@ TEST_CASE("per-rank finish times: the last rank finishes at the run's time, a ch
   r.message = 16_MiB;
   r.order.ranks = c.gpus;
   r.options.calibration.model_compute = false;
+  r.options.record_rank_finish = true;
   const CollectiveOutcome out = run_collective(c.topology, r);
   REQUIRE(out.applicable());
   const double hop = 16.0 * 1024 * 1024 * 8 / 100e9;
@@ -122,6 +124,8 @@ TEST_CASE("per-rank finish times: the last rank finishes at the run's time, a ch
   CollectiveRequest ring;
   ring.message = 4_MiB;
   ring.order.ranks = l.gpus;
+  CHECK(run_collective(l.topology, ring).result->rank_finish.empty());  // off unless asked for
+  ring.options.record_rank_finish = true;
   const Result res = *run_collective(l.topology, ring).result;
   REQUIRE(res.rank_finish.size() == l.gpus.size());
   CHECK(*std::max_element(res.rank_finish.begin(), res.rank_finish.end()) == res.time);

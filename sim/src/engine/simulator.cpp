@@ -259,12 +259,13 @@ class Run {
   Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
       Dag& dag)
       : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
-        endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
+        endpoints_(dag.schedule().endpoints()), network_(model.capacity),
+        record_rank_finish_(options.record_rank_finish) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
     local_rates_.reserve(endpoints_.size());
     for (const EndpointInfo& e : endpoints_)
       local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
-    rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
+    if (record_rank_finish_) rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
   }
 
   Result execute();
@@ -280,6 +281,10 @@ class Run {
   void dispatch(const Event& event);
   void reallocate();
   void verify_network() const;
+  /// SimOptions::record_rank_finish: `op` completed at `now` (completions come in time order).
+  void record_finish(OpId op, Duration now) {
+    if (const Endpoint e = dag_.endpoint(op); e < rank_finish_.size()) rank_finish_[e] = now;
+  }
   /// Progress callback and cancellation check (SimOptions::progress, ::cancel).
   void report_progress() const;
   const Path& path_of(OpId send, const Op& op);
@@ -312,7 +317,8 @@ class Run {
   std::uint64_t completed_ = 0;
   OpId last_completed_ = kNoOp;
   Duration finish_;  ///< time of the last completion
-  std::vector<Duration> rank_finish_;  ///< per rank endpoint: its last completion
+  bool record_rank_finish_ = false;     ///< SimOptions::record_rank_finish
+  std::vector<Duration> rank_finish_;  ///< per rank endpoint: its last completion, when recorded
 
   std::vector<OpId> ready_;
   std::size_t ready_head_ = 0;
@@ -359,7 +365,8 @@ void Run<Dag>::complete(OpId op) {
   const Duration now = queue_.now();
   if (record_) spans_[op].end = now.picoseconds();
   finish_ = now;
-  if (const Endpoint e = dag_.endpoint(op); e < rank_finish_.size()) rank_finish_[e] = now;  // completions in time order
+  if (record_rank_finish_) [[unlikely]]
+    record_finish(op, now);
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
   dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });

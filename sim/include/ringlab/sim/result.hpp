@@ -68,7 +68,9 @@ struct Result {
   Bytes message;          ///< per-rank buffer size as nccl-tests counts it
   int ranks = 0;
   Duration time;          ///< from the first op becoming ready to the last op finishing (measured: median iteration)
-  std::vector<Duration> rank_finish;       ///< per rank: when its last op finished (simulated) or its own time (measured)
+  /// Per rank: when its last op finished (simulated: SimOptions::record_rank_finish; empty otherwise)
+  /// or its own time (measured).
+  std::vector<Duration> rank_finish;
   std::optional<IterationStats> iterations;  ///< measured runs only
   std::optional<std::int64_t> wrong;       ///< elements that differ from the expected result; empty: not checked
 
