@@ -591,10 +591,4 @@ Result Simulator::run(const CompactSchedule& schedule) {
 const Topology& Simulator::topology() const { return engine_->topology; }
 const SimOptions& Simulator::options() const { return engine_->options; }
 
-Result simulate_collective(Simulator& simulator, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
-  const Topology& topology = simulator.topology();
-  if (auto compact = build_compact_schedule(topology, ranks, spec)) return simulator.run(*compact);
-  return simulator.run(build_schedule(topology, ranks, spec));
-}
-
 }  // namespace ringlab::sim

@@ -10,9 +10,7 @@
 // or collective is a returned reason, not an exception.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>

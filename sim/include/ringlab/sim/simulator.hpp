@@ -90,9 +90,4 @@ class Simulator {
   std::unique_ptr<Engine> engine_;
 };
 
-/// Compiles `spec` over `ranks` (as build_schedule) and runs it on `simulator`: from a compact
-/// schedule when one covers the spec (flat rings: the same Result in memory linear in ranks),
-/// otherwise from the explicit schedule. Throws what build_schedule() throws.
-Result simulate_collective(Simulator& simulator, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
-
 }  // namespace ringlab::sim
