@@ -217,10 +217,34 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
     plan.order = load_rank_order(topology, s.rank_order_file, s.ranks);
   } else if (s.rank_order && want >= 1 && want <= int(gpus.size())) {
     if (auto order = read_rank_order(topology, reader, *s.rank_order, s.ranks, scenario.file)) plan.order = std::move(*order);
-    if (plan.order.source.starts_with("/")) plan.order.source = "scenario " + plan.order.source;
   }
   if (plan.root < 0 || plan.root >= std::max(want, 1)) problems.add("/simulate/root", "expected a rank index below the rank count");
   return plan;
+}
+
+/// The scenario's "simulate" section with the command line merged over it, read and validated;
+/// problems go to `problems`.
+RunPlan read_plan(const Scenario& scenario, const CommandLine& c, ProblemList& problems) {
+  nlohmann::json section = scenario.simulate;
+  section.update(c.overrides);
+  JsonReader reader(problems);
+  SimulateSettings settings;
+  read_section(reader, JsonNode{&section, "/simulate"}, settings);
+  settings.rank_order_file = c.rank_order_file;
+  RunPlan plan = validate(settings, scenario, reader, problems);
+  plan.rank_finish = c.format == "results";
+  return plan;
+}
+
+/// Engine options of a plan (the protocol is the caller's: the plan's, NCCL's pick or a schedule's).
+SimOptions sim_options(const RunPlan& plan) {
+  SimOptions options;
+  options.ecmp = plan.ecmp;
+  options.ecmp_seed = plan.seed;
+  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  options.calibration.model_compute = plan.model_compute;
+  options.record_rank_finish = plan.rank_finish;
+  return options;
 }
 
 /// The report row fields every run shares: element type, reduction and root as nccl-tests prints them.
@@ -252,12 +276,8 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   request.root = plan.root;
   request.hierarchy = plan.hierarchy;
   request.inter = plan.inter;
-  request.options.ecmp = plan.ecmp;
-  request.options.ecmp_seed = plan.seed;
-  request.options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
-  request.options.calibration.model_compute = plan.model_compute;
+  request.options = sim_options(plan);
   request.options.protocol = plan.protocol;
-  request.options.record_rank_finish = plan.rank_finish;
   request.keep_schedule = keep_schedule;
   std::unique_ptr<TimingEngine> simgrid;
   if (plan.simgrid) {
@@ -294,13 +314,8 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
       throw InputError("", "--schedule", std::string("the schedule file fixes the ") + key + "; drop that option");
   if (!c.rank_order_file.empty()) throw InputError("", "--schedule", "the schedule file fixes the rank order; drop --rank-order");
   const Schedule schedule = read_schedule_json(read_json_file(c.schedule_file, "schedule"), scenario.cluster, c.schedule_file);
-  SimOptions options;
-  options.ecmp = plan.ecmp;
-  options.ecmp_seed = plan.seed;
-  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
-  options.calibration.model_compute = plan.model_compute;
+  SimOptions options = sim_options(plan);
   options.protocol = schedule.protocol();
-  options.record_rank_finish = c.format == "results";
   ReportRow row;
   try {
     row.result = plan.simgrid ? load_simgrid_engine(plan.simgrid_model)->run(scenario.cluster, options, schedule)
@@ -335,15 +350,8 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
 // The one code path behind `simulate` and run_simulate_json(): settings, validation, one run per size.
 SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
-  SimulateSettings settings;
   ProblemList problems(where);
-  nlohmann::json section = scenario.simulate;
-  section.update(c.overrides);
-  JsonReader reader(problems);
-  read_section(reader, JsonNode{&section, "/simulate"}, settings);
-  settings.rank_order_file = c.rank_order_file;
-  RunPlan plan = validate(settings, scenario, reader, problems);
-  plan.rank_finish = c.format == "results";
+  const RunPlan plan = read_plan(scenario, c, problems);
   problems.throw_if_any();
 
   if (!c.schedule_file.empty()) return replay_schedule(scenario, plan, c);
@@ -449,13 +457,7 @@ void run_schedule(const CommandLine& c) {
   const Scenario scenario = load_scenario_or_default(c.scenario);
   const std::string where = scenario.file.empty() ? "<built-in scenario>" : scenario.file;
   ProblemList problems(where);
-  nlohmann::json section = scenario.simulate;
-  section.update(c.overrides);
-  JsonReader reader(problems);
-  SimulateSettings settings;
-  read_section(reader, JsonNode{&section, "/simulate"}, settings);
-  settings.rank_order_file = c.rank_order_file;
-  const RunPlan plan = validate(settings, scenario, reader, problems);
+  const RunPlan plan = read_plan(scenario, c, problems);
   if (problems.empty() && plan.sizes.size() != 1)
     problems.add("/simulate/sizes", "a schedule is for one size; give one with --size");
   problems.throw_if_any();

@@ -223,7 +223,7 @@ std::optional<RankOrder> read_rank_order(const Topology& topology, JsonReader& r
     return load_rank_order(topology, file.string(), count);
   }
   RankOrder order;
-  order.source = node.path;
+  order.source = "scenario " + node.path;
   if (node->is_object()) {
     reader.check_keys(node, {"ranks", "channel_rings"});
     const auto ranks = reader.required(node, "ranks", "an array of GPU or host names");

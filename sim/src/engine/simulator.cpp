@@ -259,13 +259,12 @@ class Run {
   Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
       Dag& dag)
       : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
-        endpoints_(dag.schedule().endpoints()), network_(model.capacity),
-        record_rank_finish_(options.record_rank_finish) {
+        endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
     local_rates_.reserve(endpoints_.size());
     for (const EndpointInfo& e : endpoints_)
       local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
-    if (record_rank_finish_) rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
+    if (options.record_rank_finish) rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
   }
 
   Result execute();
@@ -317,8 +316,7 @@ class Run {
   std::uint64_t completed_ = 0;
   OpId last_completed_ = kNoOp;
   Duration finish_;  ///< time of the last completion
-  bool record_rank_finish_ = false;     ///< SimOptions::record_rank_finish
-  std::vector<Duration> rank_finish_;  ///< per rank endpoint: its last completion, when recorded
+  std::vector<Duration> rank_finish_;  ///< per rank: its last completion (empty unless recorded)
 
   std::vector<OpId> ready_;
   std::size_t ready_head_ = 0;
@@ -365,7 +363,7 @@ void Run<Dag>::complete(OpId op) {
   const Duration now = queue_.now();
   if (record_) spans_[op].end = now.picoseconds();
   finish_ = now;
-  if (record_rank_finish_) [[unlikely]]
+  if (!rank_finish_.empty()) [[unlikely]]
     record_finish(op, now);
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;

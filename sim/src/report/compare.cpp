@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "report/text_format.hpp"
 
 namespace ringlab::sim {
 namespace {
+
+using detail::fixed;
+using detail::pad;
 
 bool same_point(const Result& a, const Result& b) {
   return a.collective == b.collective && a.message == b.message && a.key.dtype == b.key.dtype;
@@ -34,15 +38,7 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
 
 nlohmann::ordered_json point_json(const Result& r) {
   return {{"collective", to_string(r.collective)}, {"message_bytes", r.message.count()}, {"dtype", r.key.dtype}};

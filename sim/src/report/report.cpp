@@ -4,18 +4,15 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/text_format.hpp"
+
 namespace ringlab::sim {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+using detail::fixed;
+using detail::pad;
 
-std::string pad(const std::string& s, int width) {
-  return s.size() >= std::size_t(width) ? s : std::string(std::size_t(width) - s.size(), ' ') + s;
-}
+
 
 std::string half_row(const ReportRow& row) {
   const Result& r = row.result;

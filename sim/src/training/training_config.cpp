@@ -232,7 +232,6 @@ void read_train(JsonReader& r, const JsonNode& t, const Scenario& scenario, Trai
   job.order = declaration_order(scenario.cluster, gpus);
   if (const auto order = r.member(t, "rank_order")) {
     if (auto read = read_rank_order(scenario.cluster, r, *order, gpus, scenario.file)) job.order = std::move(*read);
-    if (job.order.source.starts_with("/")) job.order.source = "scenario " + job.order.source;
   }
   if (job.order.ranks.empty()) r.add("/cluster", "the cluster has no GPUs to train on");
   const std::optional<GpuCompute> gpu = read_gpu(r, t);

@@ -5,10 +5,13 @@
 #include <set>
 #include <stdexcept>
 
+#include "report/text_format.hpp"
 #include "training/training_plan.hpp"
 
 namespace ringlab::sim {
 namespace {
+
+using detail::fixed;
 
 constexpr double kSecondsPerHour = 3600.0;
 constexpr double kGiB = double(std::int64_t(1) << 30);
@@ -19,11 +22,6 @@ int host_count(const Topology& t, const std::vector<DeviceId>& ranks) {
   return int(hosts.size());
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 std::string ms(Duration d) { return fixed(d.seconds() * 1e3, 2); }
 std::string gib(Bytes b) { return fixed(double(b.count()) / kGiB, 2); }
 std::string mib(Bytes b) { return fixed(double(b.count()) / double(std::int64_t(1) << 20), 2) + " MiB"; }
