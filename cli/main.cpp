@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   ringlab::cli::add_train_command(app);
   ringlab::cli::add_sweep_command(app);
   ringlab::cli::add_compare_command(app);
+  ringlab::cli::add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,0 +1,100 @@
+// make_plan(): the planned order against closed forms on clusters where the obvious order fails.
+#include <catch2/catch.hpp>
+
+#include "planner_fixtures.hpp"
+#include "ringlab/planner/planner.hpp"
+
+using namespace ringlab;
+using namespace ringlab::test;
+
+namespace {
+
+constexpr Bytes kMessage{1LL << 30};
+constexpr int kGpus = 2;  // per host
+
+/// Two racks of four hosts; the scheduler alternates the racks (n0 n4 n1 n5 ...), so a ring in its
+/// order crosses each uplink four times per direction.
+std::vector<int> interleaved() { return {0, 4, 1, 5, 2, 6, 3, 7}; }
+
+planner::PlanReport plan(const Scenario& s, const sim::RankOrder& scheduler) {
+  planner::PlanRequest r;
+  r.message = kMessage;
+  r.channels = 1;
+  r.random_orders = 2;
+  r.scheduler_order = scheduler;
+  return planner::make_plan(s, r);
+}
+
+Duration time_of(const planner::PlanReport& r, const std::string& name) {
+  for (const auto& o : r.orders)
+    if (o.name == name) return o.time;
+  FAIL("no order named " << name);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("plan: scattered hosts across two racks reach the rack-contiguous time (closed form)") {
+  const Scenario s = racks_cluster({{{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(40)},
+                                    {{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(40)}},
+                                   kGpus);
+  const auto report = plan(s, host_order(s.cluster, interleaved()));
+  const int p = 16;
+  // Planned: the ring leaves each rack once per direction, so the 25 Gb/s NICs bind.
+  CHECK(report.ring_time.seconds() == Approx(ring_seconds(p, kMessage, gbps(25))).epsilon(0.005));
+  // Scheduler's order: four ring edges share each 40 Gb/s uplink direction, 10 Gb/s each.
+  CHECK(time_of(report, "scheduler order").seconds() == Approx(ring_seconds(p, kMessage, gbps(10))).epsilon(0.005));
+  // The plan is rack-contiguous: hosts 0-3 together and 4-7 together.
+  std::vector<std::string> racks;
+  for (const auto& h : report.plan.hosts) racks.push_back(h.name < "n4" ? "r0" : "r1");
+  int changes = 0;
+  for (std::size_t i = 0; i < racks.size(); ++i) changes += racks[i] != racks[(i + 1) % racks.size()];
+  CHECK(changes == 2);
+}
+
+TEST_CASE("plan: a degraded uplink is crossed once per direction, 4x faster than the scattered order") {
+  const Scenario s = racks_cluster({{{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(40)},
+                                    {{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(10)}},
+                                   kGpus);
+  const auto report = plan(s, host_order(s.cluster, interleaved()));
+  // Planned: one edge per direction on the 10 Gb/s uplink. Scattered: four, 2.5 Gb/s each.
+  CHECK(report.ring_time.seconds() == Approx(ring_seconds(16, kMessage, gbps(10))).epsilon(0.005));
+  CHECK(time_of(report, "scheduler order") / report.ring_time == Approx(4.0).epsilon(0.01));
+  // The ring bound names the degraded rack and the plan sits on it.
+  CHECK_THAT(report.bound.ring_cut, Catch::Contains("r1-tor"));
+  CHECK(report.ring_time / report.bound.ring < 1.01);
+}
+
+TEST_CASE("plan: a slow NIC binds every order; the plan meets the bound") {
+  const Scenario s = racks_cluster({{{gbps(25), gbps(10), gbps(25), gbps(25)}, gbps(100)},
+                                    {{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(100)}},
+                                   kGpus);
+  const auto report = plan(s, host_order(s.cluster, interleaved()));
+  CHECK(report.ring_time.seconds() == Approx(ring_seconds(16, kMessage, gbps(10))).epsilon(0.005));
+  CHECK_THAT(report.bound.ring_cut, Catch::Contains("host n1"));
+  CHECK(report.ring_time / report.bound.ring < 1.01);
+}
+
+TEST_CASE("plan: mixed host speeds behind a shared uplink: 25 Gb/s hosts bind, not the uplink") {
+  // Rack 0: 100 Gb/s hosts, rack 1: 25 Gb/s hosts, 40 Gb/s uplinks. Scattered: four edges on each
+  // uplink direction (10 Gb/s each); planned: one (40 Gb/s), so the 25 Gb/s hosts bind: 2.5x.
+  const Scenario s = racks_cluster({{{gbps(100), gbps(100), gbps(100), gbps(100)}, gbps(40)},
+                                    {{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(40)}},
+                                   kGpus);
+  const auto report = plan(s, host_order(s.cluster, interleaved()));
+  CHECK(report.ring_time.seconds() == Approx(ring_seconds(16, kMessage, gbps(25))).epsilon(0.005));
+  CHECK(time_of(report, "scheduler order") / report.ring_time == Approx(2.5).epsilon(0.01));
+}
+
+TEST_CASE("plan: the same request gives the same plan and report") {
+  const Scenario s = racks_cluster({{{gbps(25), gbps(25), gbps(25)}, gbps(40)},
+                                    {{gbps(25), gbps(25), gbps(25)}, gbps(40)},
+                                    {{gbps(25), gbps(25), gbps(25)}, gbps(40)}},
+                                   kGpus);
+  const sim::RankOrder scattered = host_order(s.cluster, {0, 3, 6, 1, 4, 7, 2, 5, 8});
+  const auto a = plan(s, scattered);
+  const auto b = plan(s, scattered);
+  CHECK(a.plan.order.digest(s.cluster) == b.plan.order.digest(s.cluster));
+  CHECK(a.plan.report.dump() == b.plan.report.dump());
+  CHECK(a.plan.hosts == b.plan.hosts);
+}
