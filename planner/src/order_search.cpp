@@ -99,20 +99,27 @@ class RouteCache {
 /// rotation[c][block].
 class RingState {
  public:
-  RingState(const Topology& t, const Router& router, std::vector<std::vector<DeviceId>> chains, int channels)
+  /// How channels walk a host with several NICs (nothing changes with one NIC or one channel):
+  /// Spread: channel c enters every host at GPU c*k/C and walks up (each channel its own NIC);
+  /// Rail: channel c enters the host at position pos at GPU (c*k/C + pos) mod k and walks down, so
+  /// it leaves by GPU entry+1, which is where it enters the next host: each hop stays on one rail.
+  enum class Walk { Spread, Rail };
+
+  RingState(const Topology& t, const Router& router, std::vector<std::vector<DeviceId>> chains, int channels, Walk walk)
       : t_(t), routes_(router), chains_(std::move(chains)), channels_(channels), count_(t.direction_count(), 0),
         inverse_bandwidth_(t.direction_count(), 0.0) {
     for (DirectionId d = 0; d < t.direction_count(); ++d)
       inverse_bandwidth_[d] = 1.0 / t.link(Topology::direction_link(d)).bandwidth.bytes_per_second();
     sequence_.resize(chains_.size());
     std::iota(sequence_.begin(), sequence_.end(), 0);
-    rotation_.assign(std::size_t(channels), std::vector<int>(chains_.size(), 0));
-    for (std::size_t b = 0; b < chains_.size(); ++b) {
-      const int k = int(chains_[b].size());
-      if (channels < 2 || host_nics(t, t.device(chains_[b].front()).host) < 2) continue;
-      for (int c = 0; c < channels; ++c) rotation_[std::size_t(c)][b] = int((std::int64_t(c) * k / channels) % k);
-    }
+    multi_nic_.assign(chains_.size(), 0);
+    for (std::size_t b = 0; b < chains_.size(); ++b)
+      multi_nic_[b] = channels > 1 && host_nics(t, t.device(chains_[b].front()).host) > 1;
+    walk_ = walk;
   }
+
+  /// True when moving a block to another position changes its own edges.
+  bool position_dependent() const { return walk_ == Walk::Rail; }
 
   int blocks() const { return int(sequence_.size()); }
   int block_size(int pos) const { return int(chains_[std::size_t(sequence_[std::size_t(pos)])].size()); }
@@ -122,7 +129,11 @@ class RingState {
     const std::size_t b = std::size_t(sequence_[std::size_t(pos)]);
     const auto& chain = chains_[b];
     const int k = int(chain.size());
-    return chain[std::size_t((i + rotation_[std::size_t(c)][b]) % k)];
+    if (!multi_nic_[b]) return chain[std::size_t(i)];
+    const int entry = int(std::int64_t(c) * k / channels_ % k);
+    if (walk_ == Walk::Spread) return chain[std::size_t((entry + i) % k)];
+    const int start = (entry + pos) % k;
+    return chain[std::size_t(((start - i) % k + k) % k)];
   }
 
   // ---- edges ----
@@ -190,10 +201,7 @@ class RingState {
         rank_of[gpu(0, pos, i)] = order.size();
         order.ranks.push_back(gpu(0, pos, i));
       }
-    bool differ = false;
-    for (const auto& r : rotation_)
-      for (int x : r) differ |= x != 0;
-    if (!differ) return order;
+    if (std::none_of(multi_nic_.begin(), multi_nic_.end(), [](char m) { return m != 0; })) return order;
     for (int c = 0; c < channels_; ++c) {
       std::vector<int> ring;
       for (int pos = 0; pos < blocks(); ++pos)
@@ -216,7 +224,8 @@ class RingState {
   RouteCache routes_;
   std::vector<std::vector<DeviceId>> chains_;
   std::vector<int> sequence_;
-  std::vector<std::vector<int>> rotation_;
+  std::vector<char> multi_nic_;  ///< per block: channels walk it by `walk_`
+  Walk walk_ = Walk::Spread;
   int channels_;
   std::vector<int> count_;
   std::vector<double> inverse_bandwidth_;
@@ -270,6 +279,10 @@ class Search {
     auto boundary = [&](int b) { s_.boundary_edges(((b % n) + n) % n, f); };
     switch (m.kind) {
       case Move::SwapHosts: {
+        if (s_.position_dependent()) {
+          s_.block_edges(m.i, f);
+          s_.block_edges(m.j, f);
+        }
         int bs[4] = {m.i - 1, m.i, m.j - 1, m.j};
         for (int& b : bs) b = ((b % n) + n) % n;
         std::sort(bs, bs + 4);
@@ -278,6 +291,8 @@ class Search {
         break;
       }
       case Move::Reverse:
+        if (s_.position_dependent())
+          for (int pos = m.i; pos <= m.j; ++pos) s_.block_edges(pos, f);
         for (int b = m.i - 1; b <= m.j; ++b) boundary(b);
         break;
       case Move::SwapGpus:
@@ -352,7 +367,16 @@ OrderSearchResult search_ring_order(const Topology& topology, const Router& rout
                                     const OrderSearchOptions& options) {
   if (gpus.empty()) throw std::invalid_argument("no GPUs to order");
   if (options.channels < 1) throw std::invalid_argument("channels must be at least 1");
-  RingState state(topology, router, construct(topology, gpus), options.channels);
+  const auto chains = construct(topology, gpus);
+  RingState::Walk walk = RingState::Walk::Spread;
+  if (options.channels > 1) {  // hosts with several NICs: keep the walk the surrogate prefers
+    RingState spread(topology, router, chains, options.channels, RingState::Walk::Spread);
+    RingState rail(topology, router, chains, options.channels, RingState::Walk::Rail);
+    spread.recount(true);
+    rail.recount(true);
+    if (rail.max_load() < spread.max_load()) walk = RingState::Walk::Rail;
+  }
+  RingState state(topology, router, chains, options.channels, walk);
   state.recount(true);
   OrderSearchResult result;
   result.constructed = state.order();

@@ -224,8 +224,15 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     bool eligible;  // host-contiguous: launchable
   };
   std::vector<Option> options;
+  std::map<std::string, Duration> timed;  // by digest: equal orders are simulated once
+  auto ring_time = [&](const sim::RankOrder& order) {
+    const std::string digest = order.digest(t);
+    auto it = timed.find(digest);
+    if (it == timed.end()) it = timed.emplace(digest, timer.ring(order)).first;
+    return it->second;
+  };
   auto add = [&](sim::RankOrder order, bool eligible) {
-    const Duration time = timer.ring(order);
+    const Duration time = ring_time(order);
     options.push_back({std::move(order), time, eligible});
   };
   add(report.search.order, true);
@@ -244,7 +251,7 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     auto blocks = blocks_of(t, report.search.constructed.ranks);
     for (int k = 0; k < randoms; ++k) {
       for (std::size_t i = blocks.size(); i > 1; --i) std::swap(blocks[i - 1], blocks[rng() % i]);
-      random_times.push_back(timer.ring(from_blocks(blocks, "random")));
+      random_times.push_back(ring_time(from_blocks(blocks, "random")));
     }
     std::sort(random_times.begin(), random_times.end());
   }

@@ -65,7 +65,7 @@ TEST_CASE("plan: a degraded uplink is crossed once per direction, 4x faster than
   CHECK(report.ring_time / report.bound.ring < 1.01);
 }
 
-TEST_CASE("plan: a slow NIC binds every order; the plan meets the bound") {
+TEST_CASE("plan: a slow NIC binds every order and the plan meets the bound") {
   const Scenario s = racks_cluster({{{gbps(25), gbps(10), gbps(25), gbps(25)}, gbps(100)},
                                     {{gbps(25), gbps(25), gbps(25), gbps(25)}, gbps(100)}},
                                    kGpus);
