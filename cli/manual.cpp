@@ -163,15 +163,16 @@ std::vector<ShellCommand> shell_commands(const CLI::App& app) {
   return out;
 }
 
-/// The loop both scripts share: the command path from the words before the cursor.
+/// The loop both scripts share: the command path ("/topo/export") from the words before the cursor, in
+/// $cmd (not $path: zsh ties that to $PATH).
 void write_path_loop(std::ostream& out, const std::vector<ShellCommand>& cmds, const std::string& first,
                      const std::string& words, const std::string& cursor) {
-  out << "  local path=\"\" i w\n"
+  out << "  local cmd=\"\" i w\n"
       << "  for ((i = " << first << "; i < " << cursor << "; i++)); do\n"
       << "    w=" << words << "[i]}\n"
-      << "    case \"$path/$w\" in\n";
+      << "    case \"$cmd/$w\" in\n";
   for (const ShellCommand& c : cmds)
-    if (!c.key.empty()) out << "      \"" << c.key << "\") path=\"$path/$w\" ;;\n";
+    if (!c.key.empty()) out << "      \"" << c.key << "\") cmd=\"$cmd/$w\" ;;\n";
   out << "    esac\n  done\n";
 }
 
@@ -207,14 +208,14 @@ void write_bash_completion(std::ostream& out, const CLI::App& app) {
       << "_ringlab() {\n"
       << "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n";
   write_path_loop(out, cmds, "1", "${COMP_WORDS", "COMP_CWORD");
-  out << "  case \"$path $prev\" in\n";
+  out << "  case \"$cmd $prev\" in\n";
   for (const ShellCommand& c : cmds)
     for (const auto& [option, values] : c.valued) {
       out << "    \"" << c.key << ' ' << option << "\") ";
       if (values.empty()) out << "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
       else out << "COMPREPLY=($(compgen -W \"" << join(values, " ") << "\" -- \"$cur\")); return ;;\n";
     }
-  out << "  esac\n  local subs=\"\" opts=\"\"\n  case \"$path\" in\n";
+  out << "  esac\n  local subs=\"\" opts=\"\"\n  case \"$cmd\" in\n";
   for (const ShellCommand& c : cmds)
     out << "    \"" << c.key << "\") subs=\"" << join(c.subcommands, " ") << "\"; opts=\"" << join(c.options, " ")
         << "\" ;;\n";
@@ -233,14 +234,14 @@ void write_zsh_completion(std::ostream& out, const CLI::App& app) {
       << "_ringlab() {\n"
       << "  local cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n";
   write_path_loop(out, cmds, "2", "${words", "CURRENT");
-  out << "  case \"$path $prev\" in\n";
+  out << "  case \"$cmd $prev\" in\n";
   for (const ShellCommand& c : cmds)
     for (const auto& [option, values] : c.valued) {
       out << "    (\"" << c.key << ' ' << option << "\") ";
       if (values.empty()) out << "_files; return ;;\n";
       else out << "compadd -- " << join(values, " ") << "; return ;;\n";
     }
-  out << "  esac\n  local -a subs opts\n  case \"$path\" in\n";
+  out << "  esac\n  local -a subs opts\n  case \"$cmd\" in\n";
   for (const ShellCommand& c : cmds)
     out << "    (\"" << c.key << "\") subs=(" << join(c.subcommands, " ") << "); opts=(" << join(c.options, " ")
         << ") ;;\n";
