@@ -5,8 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace ringlab::cli {
+
+/// What `ringlab --version` prints (RINGLAB_VERSION is the CMake project version).
+inline constexpr std::string_view kVersionText = "ringlab " RINGLAB_VERSION;
 
 /// Exit codes of the ringlab command.
 inline constexpr int kExitOk = 0;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "names.hpp"
 #include "output.hpp"
 #include "ringlab/sim/compare.hpp"
 #include "ringlab/sim/result_json.hpp"
@@ -35,7 +36,7 @@ void add_compare_command(CLI::App& app) {
       "compare", "Compare predicted with measured results (ringlab.results files): per-size error, median and worst");
   cmd->add_option("predicted", c->predicted, "results file of the prediction (simulate -f results)")->required();
   cmd->add_option("measured", c->measured, "results file of the measurement")->required();
-  cmd->add_option("-f,--format", c->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("-f,--format", c->format, "table or json")->check(one_of("format", {"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", c->output, "write the comparison to this file instead of standard output");
   cmd->callback([c] { run_compare(*c); });
 }

@@ -11,6 +11,7 @@
 #include "ringlab/topology/export.hpp"
 #include "ringlab/topology/import.hpp"
 #include "ringlab/topology/scenario.hpp"
+#include "ringlab/topology/suggest.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -38,8 +39,7 @@ std::optional<NodeLayout> read_layout(const ImportOptions& o) {
 void run_import(const ImportOptions& o) {
   const auto tmpl = find_node_template(o.node_template);
   if (!tmpl)
-    throw InputError("", "--node-template", "unknown node template \"" + o.node_template + "\": expected one of " +
-                                                node_template_names());
+    throw InputError("", "--node-template", unknown_name_message("node template", o.node_template, node_template_names()));
   const std::optional<Fabric> fabric = read_fabric(o);
   const std::optional<NodeLayout> layout = read_layout(o);
   if (!fabric && !layout)

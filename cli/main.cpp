@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "manual.hpp"
+#include "names.hpp"
 #include "ringlab/topology/error.hpp"
 
 using ringlab::cli::kExitBadInput;
@@ -14,14 +16,30 @@ using ringlab::cli::kExitInternal;
 int main(int argc, char** argv) {
   CLI::App app{"ringlab: predict, plan and verify gradient synchronisation on GPU clusters"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ringlab 0.1.0");
+  app.set_version_flag("--version", std::string(ringlab::cli::kVersionText));
   ringlab::cli::add_topo_commands(app);
   ringlab::cli::add_simulate_command(app);
   ringlab::cli::add_train_command(app);
   ringlab::cli::add_sweep_command(app);
   ringlab::cli::add_compare_command(app);
   ringlab::cli::add_plan_command(app);
+  // Hidden (no group): the build writes the man page and completion scripts with these.
+  app.add_flag_callback(
+         "--man", [&app] { ringlab::cli::write_man_page(std::cout, app); throw CLI::Success(); },
+         "print the man page (roff)")
+      ->group("");
+  app.add_option_function<std::string>(
+         "--completion",
+         [&app](const std::string& shell) {
+           if (shell == "bash") ringlab::cli::write_bash_completion(std::cout, app);
+           else ringlab::cli::write_zsh_completion(std::cout, app);
+           throw CLI::Success();
+         },
+         "print the completion script for bash or zsh")
+      ->check(ringlab::cli::one_of("shell", {"bash", "zsh"}))
+      ->group("");
   try {
+    ringlab::cli::check_subcommand_names(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);

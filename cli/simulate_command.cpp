@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "names.hpp"
 #include "output.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -28,6 +29,7 @@
 #include "ringlab/sim/trace.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/json_reader.hpp"
+#include "ringlab/topology/suggest.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -162,7 +164,7 @@ void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
 template <typename T, typename F>
 T lookup(const std::string& value, F find, const char* where, const std::string& expected, ProblemList& problems) {
   if (auto v = find(value)) return *v;
-  problems.add(where, "unknown value '" + value + "'; expected " + expected);
+  problems.add(where, "unknown value '" + value + "'" + did_you_mean(value, expected) + "; expected " + expected);
   return T{};
 }
 
@@ -183,15 +185,17 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
   else problems.add("/simulate/compression", "unknown value '" + s.compression + "'; expected none, fp8, int8 or topk:RATIO with 0 < RATIO <= 1");
   if (s.ecmp == "hash") plan.ecmp = EcmpPolicy::Hash;
   else if (s.ecmp == "first") plan.ecmp = EcmpPolicy::First;
-  else problems.add("/simulate/ecmp", "unknown value '" + s.ecmp + "'; expected hash or first");
+  else problems.add("/simulate/ecmp", "unknown value '" + s.ecmp + "'" + did_you_mean(s.ecmp, "hash or first") + "; expected hash or first");
   if (s.engine != "ringlab" && s.engine != "simgrid")
-    problems.add("/simulate/engine", "unknown value '" + s.engine + "'; expected ringlab or simgrid");
+    problems.add("/simulate/engine", "unknown value '" + s.engine + "'" + did_you_mean(s.engine, "ringlab or simgrid") +
+                                         "; expected ringlab or simgrid");
   plan.simgrid = s.engine == "simgrid";
   plan.simgrid_model = lookup<SimgridModel>(s.simgrid_model, find_simgrid_model, "/simulate/simgrid_model",
                                             "pure or default", problems);
   const std::string calibration = s.calibration.empty() ? (s.algorithm == "nccl" ? "nccl" : "pure") : s.calibration;
   if (calibration != "pure" && calibration != "nccl")
-    problems.add("/simulate/calibration", "unknown value '" + calibration + "'; expected pure or nccl");
+    problems.add("/simulate/calibration", "unknown value '" + calibration + "'" + did_you_mean(calibration, "pure or nccl") +
+                                              "; expected pure or nccl");
   plan.nccl_calibration = calibration == "nccl";
   try {
     plan.sizes = parse_sizes(s.sizes);
@@ -420,36 +424,47 @@ namespace {
 /// section key of the same name. Text settings are stored as given; counts are checked as numbers
 /// here and stored as integers.
 void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c) {
+  const SimulateSettings d;  // the defaults --help shows: what runs when neither the option nor the scenario sets it
   cmd->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
-  auto text = [&](const char* flags, const char* key, const char* help) {
-    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help);
+  auto text = [&](const char* flags, const char* key, const char* help, const std::string& fallback) {
+    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help)
+        ->default_str(fallback);
   };
-  auto count = [&](const char* flags, const char* key, const char* help) {
-    cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help);
+  auto count = [&](const char* flags, const char* key, const char* help, const std::string& fallback) {
+    cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help)
+        ->default_str(fallback);
   };
-  text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce");
+  text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce", d.collective);
   text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
-                                 "parameter_server, in_network, nccl, auto (the fastest that applies)");
-  text("-s,--sizes,--size", "sizes", "sizes in bytes: MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]");
-  text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8");
-  text("--compression", "compression", "none, fp8, int8, topk:RATIO");
-  text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll");
-  text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
-  count("--channels", "channels", "parallel rings/trees");
-  text("--chunk", "chunk", "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
-  count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+                                 "parameter_server, in_network, nccl, auto (the fastest that applies)", d.algorithm);
+  text("-s,--sizes,--size", "sizes",
+       "message sizes: a number of bytes, or with a unit (B, KiB, MiB, GiB, TiB; K, M, G, T = KiB..TiB; "
+       "KB, MB, GB, TB = powers of 1000): MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]",
+       d.sizes);
+  text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8", d.dtype);
+  text("--compression", "compression", "none, fp8, int8, topk:RATIO (0 < RATIO <= 1)", d.compression);
+  text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll", d.protocol);
+  text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)",
+       "nccl with --algo nccl, else pure");
+  count("--channels", "channels", "parallel rings/trees (a count)", std::to_string(d.channels));
+  text("--chunk", "chunk", "pipeline chunk size in bytes or with a unit, e.g. 512KiB (0 = no pipelining)", d.chunk);
+  count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order", "all");
   cmd->add_option_function<std::string>(
       "--rank-order", [c](const std::string& v) { c->rank_order_file = v; },
-      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
-  count("--root", "root", "root rank for broadcast/reduce");
-  text("--hierarchy", "hierarchy", "hierarchical: leader or rail");
-  text("--inter", "inter", "hierarchical: ring or tree between nodes");
-  text("--ecmp", "ecmp", "ECMP policy: hash or first");
-  count("--seed", "seed", "ECMP hash seed");
-  text("--engine", "engine", "ringlab (default) or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)");
-  text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)");
+      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON")
+      ->default_str("declaration order");
+  count("--root", "root", "root rank for broadcast/reduce", std::to_string(d.root));
+  text("--hierarchy", "hierarchy", "hierarchical: leader or rail", d.hierarchy);
+  text("--inter", "inter", "hierarchical: ring or tree between nodes", d.inter);
+  text("--ecmp", "ecmp", "ECMP policy: hash or first", d.ecmp);
+  count("--seed", "seed", "ECMP hash seed", std::to_string(d.seed));
+  text("--engine", "engine", "ringlab or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)", d.engine);
+  text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)",
+       d.simgrid_model);
   cmd->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
                          "make reductions and codecs free (pure network timing)");
+  cmd->footer("Values after \"=\" are defaults; a scenario's \"simulate\" section overrides them, and options "
+              "override the section.");
 }
 
 /// `ringlab schedule`: compiles one size into its executable schedule and writes it as JSON.
@@ -476,7 +491,7 @@ void add_simulate_command(CLI::App& app) {
                   "run this schedule file (written by `ringlab schedule`) instead of building one");
   sim->add_option("-f,--format", c->format,
                   "table (nccl-tests style), json, csv, or results (ringlab.results, for `ringlab compare`)")
-      ->check(CLI::IsMember({"table", "json", "csv", "results"}))
+      ->check(one_of("format", {"table", "json", "csv", "results"}))
       ->capture_default_str();
   sim->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "names.hpp"
 #include "output.hpp"
 #include "ringlab/topology/error.hpp"
 #include "sweep_grid.hpp"
@@ -173,7 +174,7 @@ void add_sweep_command(CLI::App& app) {
       "sweep", "Run simulate (or train) headless over a grid of scenario variants; one CSV or JSON row per point");
   sweep->add_option("sweep", c->file, "Sweep file (JSON; see docs/sweep.md)")->required();
   sweep->add_option("-f,--format", c->format, "csv or json")
-      ->check(CLI::IsMember({"csv", "json"}))
+      ->check(one_of("format", {"csv", "json"}))
       ->capture_default_str();
   sweep->add_option("-o,--output", c->output, "write the results to this file instead of standard output");
   sweep->add_option("-j,--jobs", c->jobs, "points run at once per process (default: the machine's cores, "

@@ -11,6 +11,7 @@
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/json_reader.hpp"
 #include "ringlab/topology/scenario.hpp"
+#include "ringlab/topology/suggest.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -332,6 +333,7 @@ SweepSpec parse_sweep(const Json& document, const std::string& file, const Sweep
   for (const auto& [name, defaults] : commands) names.push_back(name);
   const Json command = document.value("command", Json());
   if (command.is_string() && commands.count(command.get<std::string>())) spec.command = command.get<std::string>();
+  else if (command.is_string()) c.add("/command", unknown_name_message("command", command.get<std::string>(), join(names)));
   else c.add("/command", "expected one of " + join(names) + ", got " + command.dump());
   read_base(document, spec, c);
 
@@ -425,6 +427,8 @@ void write_sweep_csv(std::ostream& out, const SweepSpec& spec, const std::vector
 void write_sweep_json(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows) {
   using Ordered = nlohmann::ordered_json;
   Ordered doc;
+  doc["schema"] = kSweepResultsSchema;
+  doc["version"] = kSweepResultsVersion;
   doc["ringlab"] = 1;
   doc["sweep"] = spec.file;
   doc["command"] = spec.command;

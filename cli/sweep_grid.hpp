@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ringlab::cli {
@@ -82,7 +83,12 @@ SweepRow metric_row(const SweepSpec& spec, const nlohmann::json& result);
 /// JSON writes them, null as an empty cell, arrays and objects as quoted JSON.
 void write_sweep_csv(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows);
 
-/// Writes the sweep's axes, metrics and one entry per point (values, then metrics or error) as JSON.
+/// The sweep result's JSON schema name and version (docs/sweep.md).
+inline constexpr std::string_view kSweepResultsSchema = "ringlab.sweep-results";
+inline constexpr int kSweepResultsVersion = 1;
+
+/// Writes the sweep's axes, metrics and one entry per point (values, then metrics or error) as JSON:
+/// {"schema": "ringlab.sweep-results", "version": 1, "ringlab": 1, "sweep", "command", ...}.
 void write_sweep_json(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows);
 
 }  // namespace ringlab::cli

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "names.hpp"
 #include "output.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/topology/error.hpp"
@@ -63,47 +64,62 @@ void add_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "train", "Simulate training steps: step time, exposed communication, throughput, scaling and time to train");
   cmd->add_option("scenario", c->scenario, "Scenario JSON file (default: the built-in scenario)");
-  auto text = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
-    cmd->add_option_function<std::string>(flags, [c, section, key](const std::string& v) { ((*c).*section)[key] = v; }, help);
+  // Defaults shown by --help: what runs when neither the option nor the scenario's sections set it.
+  auto text = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help,
+                  const std::string& fallback) {
+    cmd->add_option_function<std::string>(flags, [c, section, key](const std::string& v) { ((*c).*section)[key] = v; }, help)
+        ->default_str(fallback);
   };
-  auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
-    cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help);
+  auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help,
+                   const std::string& fallback) {
+    cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help)
+        ->default_str(fallback);
   };
-  text("-m,--model", &CommandLine::workload, "model", "resnet50, bert-large, gpt2-1.5b, llama2-7b, llama2-70b");
+  text("-m,--model", &CommandLine::workload, "model", "resnet50, bert-large, gpt2-1.5b, llama2-7b, llama2-70b", "resnet50");
   text("-S,--strategy", &CommandLine::strategy, "name",
-       "tf_mirrored, tf_multi_worker, tf_central_storage, tf_parameter_server, ddp, horovod, zero1, zero2, zero3, fsdp");
-  text("--precision", &CommandLine::strategy, "precision", "fp32, tf32, bf16, fp16, fp8");
-  text("-a,--algo", &CommandLine::strategy, "algorithm", "collective algorithm (ring, tree, hierarchical, nccl, ...)");
-  text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO");
-  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)");
-  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step");
-  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+       "tf_mirrored, tf_multi_worker, tf_central_storage, tf_parameter_server, ddp, horovod, zero1, zero2, zero3, fsdp",
+       "ddp");
+  text("--precision", &CommandLine::strategy, "precision", "fp32, tf32, bf16, fp16, fp8", "fp32");
+  text("-a,--algo", &CommandLine::strategy, "algorithm", "collective algorithm (ring, tree, hierarchical, nccl, ...)",
+       "ring");
+  text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO",
+       "none");
+  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)", "32");
+  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step", "1");
+  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs, or the N GPUs of --rank-order", "all");
   // The section's "rank_order" string is a file relative to the scenario; the option's is relative to
   // the working directory, so it is made absolute.
   cmd->add_option_function<std::string>(
       "--rank-order", [c](const std::string& v) { c->train["rank_order"] = std::filesystem::absolute(v).string(); },
-      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
+      "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON")
+      ->default_str("declaration order");
   cmd->add_flag_callback("--no-overlap", [c] { c->strategy["overlap"] = false; },
                          "issue collectives only after backward");
-  cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)");
+  cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; },
+                                   "samples to train (time to train; 0 = not asked)")
+      ->default_str("0");
   cmd->add_flag_callback("--async", [c] { c->strategy["async"] = true; },
                          "asynchronous parameter-server updates (tf_parameter_server)");
-  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP");
-  auto number = [&](const char* flags, const char* object, const char* key, const char* help) {
-    cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help);
+  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP", "1");
+  auto number = [&](const char* flags, const char* object, const char* key, const char* help, const std::string& fallback) {
+    cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help)
+        ->default_str(fallback);
   };
   auto duration = [&](const char* flags, const char* key, const char* help) {
-    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->train["reliability"][key] = v; }, help);
+    cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->train["reliability"][key] = v; }, help)
+        ->default_str("0 (off)");
   };
-  number("--jitter", "stragglers", "jitter", "per-GPU step-time jitter (log-sd of a mean-1 lognormal)");
-  number("--slow-probability", "stragglers", "slow_probability", "probability that a GPU is slow in a step");
-  number("--slow-factor", "stragglers", "slow_factor", "how much slower a slow GPU's step is");
-  duration("--node-mtbf", "node_mtbf", "mean time between failures of one node, e.g. 5000h");
-  duration("--checkpoint", "checkpoint", "time to write a checkpoint, e.g. 60s");
-  duration("--restart", "restart", "time to restart after a failure, e.g. 5min");
-  cmd->add_option("-f,--format", c->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  number("--jitter", "stragglers", "jitter", "per-GPU step-time jitter (log-sd of a mean-1 lognormal)", "0");
+  number("--slow-probability", "stragglers", "slow_probability", "probability that a GPU is slow in a step", "0");
+  number("--slow-factor", "stragglers", "slow_factor", "how much slower a slow GPU's step is (a factor)", "1");
+  duration("--node-mtbf", "node_mtbf", "mean time between failures of one node, with a unit (ps ... s, min, h, d), e.g. 5000h");
+  duration("--checkpoint", "checkpoint", "time to write a checkpoint, with a unit, e.g. 60s");
+  duration("--restart", "restart", "time to restart after a failure, with a unit, e.g. 5min");
+  cmd->add_option("-f,--format", c->format, "table or json")->check(one_of("format", {"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   cmd->add_option("--trace", c->trace, "write a Chrome trace-event JSON of one step (opens in Perfetto)");
+  cmd->footer("Values after \"=\" are defaults; the scenario's \"workload\", \"strategy\" and \"train\" sections "
+              "override them, and options override the sections.");
   cmd->callback([c] { run_train(*c); });
 }
 

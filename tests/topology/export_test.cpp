@@ -1,12 +1,12 @@
-// Export: DOT and GraphML carry every device and link with their attributes (read back with Boost's own
-// readers), and the scenario JSON loads back into the same cluster.
+// Export: DOT is drawn for people (clusters, tiers, short labels, merged links, collapsed hosts),
+// GraphML carries every device and link with typed attributes (read back with pugixml), and the
+// scenario JSON loads back into the same cluster.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <sstream>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/graphml.hpp>
-#include <boost/graph/graphviz.hpp>
+#include <pugixml.hpp>
 
 #include "hand_built_clusters.hpp"
 #include "ringlab/topology/export.hpp"
@@ -49,111 +49,170 @@ Cluster varied_cluster() {
   return c;
 }
 
-/// Graph with string properties for Boost's readers.
-struct ReadVertex {
-  std::string name, kind, host, rack, tier, label;
-};
-struct ReadEdge {
-  std::string kind, lanes, transport, bandwidth, latency, overhead, label;
-};
-using ReadGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, ReadVertex, ReadEdge>;
-
-boost::dynamic_properties read_properties(ReadGraph& g) {
-  boost::dynamic_properties dp(boost::ignore_other_properties);
-  dp.property("kind", boost::get(&ReadVertex::kind, g));
-  dp.property("host", boost::get(&ReadVertex::host, g));
-  dp.property("rack", boost::get(&ReadVertex::rack, g));
-  dp.property("tier", boost::get(&ReadVertex::tier, g));
-  dp.property("kind", boost::get(&ReadEdge::kind, g));
-  dp.property("lanes", boost::get(&ReadEdge::lanes, g));
-  dp.property("transport", boost::get(&ReadEdge::transport, g));
-  dp.property("bandwidth", boost::get(&ReadEdge::bandwidth, g));
-  dp.property("latency", boost::get(&ReadEdge::latency, g));
-  dp.property("overhead", boost::get(&ReadEdge::overhead, g));
-  return dp;
+/// The text of one writer's output.
+template <typename Writer>
+std::string written(Writer writer, const Topology& t) {
+  std::ostringstream out;
+  writer(out, t);
+  return out.str();
 }
 
-/// Every device and link of `t` appears in `g` with the same attributes (parsed back to units).
-void check_same_graph(const Topology& t, const ReadGraph& g) {
-  REQUIRE(boost::num_vertices(g) == t.device_count());
-  REQUIRE(boost::num_edges(g) == t.link_count());
-  std::map<std::string, std::size_t> vertex_of;
-  for (std::size_t v = 0; v < boost::num_vertices(g); ++v) vertex_of[g[v].name] = v;
-  for (const Device& d : t.devices()) {
-    REQUIRE(vertex_of.count(d.name) == 1);
-    const ReadVertex& v = g[vertex_of[d.name]];
-    CHECK(v.kind == to_string(d.kind));
-    CHECK(v.host == (d.host == kNoHost ? "" : t.host(d.host).name));
-    CHECK(v.rack == (d.rack == kNoRack ? "" : t.rack(d.rack).name));
-    CHECK(v.tier == std::to_string(d.tier));
-  }
-  std::multimap<std::pair<std::string, std::string>, const ReadEdge*> edges;
-  for (auto [e, end] = boost::edges(g); e != end; ++e) {
-    const auto& a = g[boost::source(*e, g)].name;
-    const auto& b = g[boost::target(*e, g)].name;
-    edges.emplace(std::minmax(a, b), &g[*e]);
-  }
-  for (const Link& l : t.links()) {
-    const auto key = std::minmax(t.device(l.a).name, t.device(l.b).name);
-    REQUIRE(edges.count(key) >= 1);
-    const ReadEdge& e = *edges.find(key)->second;
-    CHECK(e.kind == to_string(l.kind));
-    CHECK(e.lanes == std::to_string(l.lanes));
-    CHECK(e.transport == to_string(l.transport));
-    CHECK(parse_bandwidth(e.bandwidth).gbps() == Approx(l.bandwidth.gbps()).epsilon(1e-11));
-    CHECK(parse_duration(e.latency) == l.latency);
-    CHECK(parse_duration(e.overhead) == l.overhead);
-  }
+std::string dot_of(const Topology& t, DotDetail detail = DotDetail::Auto) {
+  std::ostringstream out;
+  write_dot(out, t, detail);
+  return out.str();
+}
+
+/// Lines of `text` that contain `needle`.
+std::size_t lines_with(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
 }
 
 }  // namespace
 
-TEST_CASE("DOT: every device is a node and every link an edge, with kind, units and placement", "[export]") {
-  const Cluster c = varied_cluster();
-  std::ostringstream out;
-  write_dot(out, c.t);
-  const std::string dot = out.str();
-  CHECK_THAT(dot, Catch::StartsWith("graph G {"));
-  CHECK_THAT(dot, Catch::Contains("bandwidth=\"400Gbps\"") && Catch::Contains("latency=\"1500ps\"") &&
-                      Catch::Contains("overhead=\"3us\"") && Catch::Contains("transport=tcp"));
-
-  ReadGraph g;
-  boost::dynamic_properties dp = read_properties(g);
-  dp.property("node_id", boost::get(&ReadVertex::name, g));
-  dp.property("label", boost::get(&ReadVertex::label, g));
-  dp.property("label", boost::get(&ReadEdge::label, g));
-  std::istringstream in(dot);
-  REQUIRE(boost::read_graphviz(in, g, dp, "node_id"));
-  check_same_graph(c.t, g);
-  for (std::size_t v = 0; v < boost::num_vertices(g); ++v) CHECK(g[v].label == g[v].name);
+TEST_CASE("link labels read as a datasheet writes them: NVLink4 x18, PCIe5 x16, 400G IB, 100G RoCE", "[export]") {
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::NvLink4, 18)) == "NVLink4 x18");
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::Pcie5, 16)) == "PCIe5 x16");
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::IbNdr)) == "400G IB");
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::IbNdr, 2)) == "2x400G IB");
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::Eth100, 1, Transport::Rdma)) == "100G RoCE");
+  CHECK(link_label(Topology::default_link(0, 1, LinkKind::Eth25, 1, Transport::Tcp)) == "25G Ethernet");
+  Link slow = Topology::default_link(0, 1, LinkKind::Pcie4, 16);
+  slow.bandwidth = Bandwidth::from_bits_per_second(100e9);
+  CHECK(link_label(slow) == "PCIe4 x16 (100G)");
 }
 
-TEST_CASE("GraphML: every device is a node and every link an edge, with kind, units and placement",
-          "[export]") {
+TEST_CASE("DOT: clusters per rack and host, switches ranked by tier, short coloured labels, a legend", "[export]") {
   const Cluster c = varied_cluster();
-  std::ostringstream out;
-  write_graphml(out, c.t);
-  const std::string xml = out.str();
-  CHECK_THAT(xml, Catch::Contains("<graphml") && Catch::Contains("edgedefault=\"undirected\""));
+  const std::string dot = dot_of(c.t);
+  CHECK_THAT(dot, Catch::StartsWith("graph ringlab {"));
+  CHECK(lines_with(dot, "subgraph \"cluster_rack_rack0\"") == 1);
+  CHECK(lines_with(dot, "subgraph \"cluster_host_node9\"") == 1);
+  CHECK(lines_with(dot, "subgraph \"cluster_host_") == c.t.hosts().size());
+  // Inside its host box a device is labelled by its short name and GPU model.
+  CHECK_THAT(dot, Catch::Contains("\"node9/gpu0\" [label=\"gpu0\\nH100\""));
+  // One rank line per tier: the ToR (tier 1) with the rail leaves, the spine alone.
+  CHECK(lines_with(dot, "{ rank=same;") == 2);
+  CHECK_THAT(dot, Catch::Contains("{ rank=same; // tier 2\n    \"spine0\";\n  }"));
+  // Edges: the higher tier first, short labels, coloured by family; TCP dashed.
+  CHECK_THAT(dot, Catch::Contains("\"tor0\" -- \"node9/nic0\" [label=\"2x100G Ethernet\", color=\"#ff7f0e\""));
+  CHECK(lines_with(dot, "style=dashed") == 1);  // the one TCP link
+  CHECK_THAT(dot, Catch::Contains("\"spine0\" -- \"tor0\" [label=\"400G RoCE\""));
+  CHECK_THAT(dot, Catch::Contains("\"node9/nic0\" -- \"node9/gpu0\" [label=\"100G custom\""));
+  CHECK_THAT(dot, Catch::Contains("\"leaf0_0\" -- \"node0/nic0\" [label=\"400G IB\", color=\"#9467bd\""));
+  CHECK_THAT(dot, Catch::Contains("\"node0/nvswitch0\" -- \"node0/gpu0\" [label=\"NVLink4 x18\""));
+  CHECK_THAT(dot, Catch::Contains("subgraph cluster_legend") && Catch::Contains(">NVLink</TD>") &&
+                      Catch::Contains(">InfiniBand</TD>") && Catch::Contains(">Ethernet (dashed: TCP)</TD>"));
+  CHECK_THAT(dot, !Catch::Contains("Gbps"));  // no 12-digit bandwidths
+}
 
-  ReadGraph g;
-  boost::dynamic_properties dp = read_properties(g);
-  dp.property("name", boost::get(&ReadVertex::name, g));
-  std::istringstream in(xml);
-  boost::read_graphml(in, g, dp);
-  check_same_graph(c.t, g);
+TEST_CASE("DOT: identical parallel links are one edge with a count", "[export]") {
+  Cluster c;
+  const HostId h = c.t.add_host("node0");
+  const DeviceId gpu = c.add("node0/gpu0", DeviceKind::Gpu, h);
+  const DeviceId sw = c.add("node0/nvswitch0", DeviceKind::NvSwitch, h);
+  for (int i = 0; i < 3; ++i) c.t.add_link(Topology::default_link(gpu, sw, LinkKind::NvLink4, 6));
+  c.t.add_link(Topology::default_link(gpu, sw, LinkKind::NvLink4, 2));  // different: drawn apart
+  const std::string dot = dot_of(c.t);
+  CHECK(lines_with(dot, " -- ") == 2);
+  CHECK_THAT(dot, Catch::Contains("\"node0/nvswitch0\" -- \"node0/gpu0\" [label=\"3 x NVLink4 x6\""));
+  CHECK_THAT(dot, Catch::Contains("[label=\"NVLink4 x2\""));
+  CHECK_THAT(dot, Catch::Contains(">NVLink</TD>") && !Catch::Contains(">InfiniBand</TD>"));  // only families present
+}
+
+TEST_CASE("DOT: above 64 hosts or 512 GPUs each host is one box, and the file says so", "[export]") {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"ringlab": 1, "cluster": {"generate": {
+      "nodes": 128, "node": {"template": "dgx_h100"},
+      "fabric": {"kind": "leaf_spine", "nodes_per_leaf": 16, "spines": 8}}}})");
+  const Scenario s = scenario_from_json(doc, "fat-tree-1024.json");
+  REQUIRE(s.cluster.gpus().size() == 1024);
+  CHECK(dot_collapses_hosts(s.cluster, DotDetail::Auto));
+  CHECK_FALSE(dot_collapses_hosts(s.cluster, DotDetail::Full));
+  const std::string dot = dot_of(s.cluster);
+  CHECK(lines_with(dot, "// hosts collapsed to one box each") == 1);
+  CHECK(lines_with(dot, "subgraph \"cluster_host_") == 0);
+  CHECK(lines_with(dot, "[label=\"node7: 8x H100, 8x 400G IB\"") == 1);
+  CHECK_THAT(dot, !Catch::Contains("gpu0"));
+  // A host's eight NIC links to its leaf are one edge.
+  CHECK_THAT(dot, Catch::Contains("\"leaf0\" -- \"node0\" [label=\"8 x 400G IB\""));
+
+  const Cluster small = varied_cluster();
+  CHECK_FALSE(dot_collapses_hosts(small.t, DotDetail::Auto));
+  CHECK(dot_collapses_hosts(small.t, DotDetail::Hosts));
+  CHECK(lines_with(dot_of(small.t, DotDetail::Hosts), "subgraph \"cluster_host_") == 0);
+}
+
+TEST_CASE("GraphML: typed keys, every device a node and every link an edge, numbers as numbers", "[export]") {
+  const Cluster c = varied_cluster();
+  const std::string xml = written([](std::ostream& o, const Topology& t) { write_graphml(o, t); }, c.t);
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(xml.c_str()));
+  const pugi::xml_node root = doc.child("graphml");
+  std::map<std::string, std::pair<std::string, std::string>> keys;  // attr.name -> (id, type), edges and nodes
+  for (pugi::xml_node k : root.children("key"))
+    keys[std::string(k.attribute("for").value()) + ":" + k.attribute("attr.name").value()] = {
+        k.attribute("id").value(), k.attribute("attr.type").value()};
+  CHECK(keys["edge:bandwidth_bps"].second == "double");
+  CHECK(keys["edge:latency_ps"].second == "long");
+  CHECK(keys["edge:overhead_ps"].second == "long");
+  CHECK(keys["edge:lanes"].second == "int");
+  CHECK(keys["edge:kind"].second == "string");
+  CHECK(keys["edge:transport"].second == "string");
+  CHECK(keys["node:tier"].second == "int");
+  CHECK(keys["node:kind"].second == "string");
+  CHECK(keys["node:host"].second == "string");
+  CHECK(keys["node:rack"].second == "string");
+  CHECK(keys["node:in_network_reduction"].second == "boolean");
+
+  const pugi::xml_node graph = root.child("graph");
+  CHECK(std::string(graph.attribute("edgedefault").value()) == "undirected");
+  auto value = [&](pugi::xml_node n, const std::string& key) {
+    return std::string(n.find_child_by_attribute("data", "key", keys[key].first.c_str()).text().get());
+  };
+  std::map<std::string, std::string> name_of;  // node id -> device name
+  std::size_t nodes = 0;
+  for (pugi::xml_node n : graph.children("node")) {
+    ++nodes;
+    name_of[n.attribute("id").value()] = value(n, "node:name");
+  }
+  CHECK(nodes == c.t.device_count());
+  const DeviceId tor = c.t.device_by_name("tor0");
+  const pugi::xml_node tor_node = graph.find_child_by_attribute("node", "id", c.t.device(tor).name.c_str());
+  CHECK(value(tor_node, "node:tier") == "1");
+  CHECK(value(tor_node, "node:rack") == "rack0");
+  CHECK(value(tor_node, "node:in_network_reduction") == "true");
+
+  std::size_t edges = 0;
+  for (pugi::xml_node e : graph.children("edge")) {
+    const Link& l = c.t.links()[edges++];
+    CHECK(name_of[e.attribute("source").value()] == c.t.device(l.a).name);
+    CHECK(name_of[e.attribute("target").value()] == c.t.device(l.b).name);
+    CHECK(value(e, "edge:kind") == to_string(l.kind));
+    CHECK(std::stoi(value(e, "edge:lanes")) == l.lanes);
+    CHECK(std::stod(value(e, "edge:bandwidth_bps")) == l.bandwidth.bits_per_second());
+    CHECK(std::stoll(value(e, "edge:latency_ps")) == l.latency.picoseconds());
+    CHECK(std::stoll(value(e, "edge:overhead_ps")) == l.overhead.picoseconds());
+  }
+  CHECK(edges == c.t.link_count());
+  // The custom link: 12.5 GB/s = 1e11 bit/s, 1500 ps, 3 us.
+  LinkId custom_id = 0;
+  while (c.t.links()[custom_id].kind != LinkKind::Custom) ++custom_id;
+  const pugi::xml_node custom = graph.find_child_by_attribute("edge", "id", ("e" + std::to_string(custom_id)).c_str());
+  CHECK(value(custom, "edge:bandwidth_bps") == "100000000000");
+  CHECK(value(custom, "edge:latency_ps") == "1500");
+  CHECK(value(custom, "edge:overhead_ps") == "3000000");
 }
 
 TEST_CASE("writers are deterministic: the same cluster gives the same bytes", "[export]") {
   const Cluster c = varied_cluster();
-  auto text = [&](auto writer) {
-    std::ostringstream out;
-    writer(out, c.t);
-    return out.str();
-  };
-  CHECK(text(write_dot) == text(write_dot));
-  CHECK(text(write_graphml) == text(write_graphml));
-  CHECK(text(write_json) == text(write_json));
+  CHECK(dot_of(c.t) == dot_of(c.t));
+  auto graphml = [](std::ostream& o, const Topology& t) { write_graphml(o, t); };
+  auto json = [](std::ostream& o, const Topology& t) { write_json(o, t); };
+  CHECK(written(graphml, c.t) == written(graphml, c.t));
+  CHECK(written(json, c.t) == written(json, c.t));
 }
 
 TEST_CASE("scenario JSON loads back into the same cluster: names, kinds, placement, link units", "[export]") {

@@ -1,14 +1,9 @@
-// Export of a cluster graph (export.hpp): DOT and GraphML through Boost.Graph's writers with dynamic
-// properties, and the scenario file's explicit cluster form through nlohmann::json.
+// Export of a cluster graph (export.hpp): the scenario file's explicit cluster form through
+// nlohmann::json. DOT is in export_dot.cpp, GraphML in export_graphml.cpp.
 #include "ringlab/topology/export.hpp"
 
 #include <cstdio>
 #include <string>
-
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/graphml.hpp>
-#include <boost/graph/graphviz.hpp>
-#include <boost/property_map/dynamic_property_map.hpp>
 
 #include "ringlab/topology/scenario.hpp"
 
@@ -45,75 +40,7 @@ bool is_network(LinkKind k) {
 
 bool can_reduce(DeviceKind k) { return k == DeviceKind::NvSwitch || is_fabric_switch(k); }
 
-// ---- Boost.Graph copy with string attributes -----------------------------------------------------
-
-struct VertexAttributes {
-  std::string name, label, kind, host, rack, tier;
-};
-struct EdgeAttributes {
-  std::string label, kind, lanes, transport, bandwidth, latency, overhead;
-};
-using AttributeGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexAttributes, EdgeAttributes>;
-
-AttributeGraph attribute_graph(const Topology& t) {
-  AttributeGraph g(t.device_count());
-  for (DeviceId id = 0; id < t.device_count(); ++id) {
-    const Device& d = t.device(id);
-    VertexAttributes& v = g[id];
-    v.name = d.name;
-    v.label = d.name;
-    v.kind = std::string(to_string(d.kind));
-    v.host = d.host == kNoHost ? "" : t.host(d.host).name;
-    v.rack = d.rack == kNoRack ? "" : t.rack(d.rack).name;
-    v.tier = std::to_string(d.tier);
-  }
-  for (const Link& l : t.links()) {
-    EdgeAttributes e;
-    e.kind = std::string(to_string(l.kind));
-    e.lanes = std::to_string(l.lanes);
-    e.transport = std::string(to_string(l.transport));
-    e.bandwidth = bandwidth_text(l.bandwidth);
-    e.latency = duration_text(l.latency);
-    e.overhead = duration_text(l.overhead);
-    e.label = e.kind + " " + e.bandwidth;
-    boost::add_edge(l.a, l.b, e, g);
-  }
-  return g;
-}
-
-boost::dynamic_properties attribute_properties(AttributeGraph& g, bool with_label) {
-  boost::dynamic_properties dp(boost::ignore_other_properties);
-  if (with_label) dp.property("label", boost::get(&VertexAttributes::label, g));
-  dp.property("kind", boost::get(&VertexAttributes::kind, g));
-  dp.property("host", boost::get(&VertexAttributes::host, g));
-  dp.property("rack", boost::get(&VertexAttributes::rack, g));
-  dp.property("tier", boost::get(&VertexAttributes::tier, g));
-  if (with_label) dp.property("label", boost::get(&EdgeAttributes::label, g));
-  dp.property("kind", boost::get(&EdgeAttributes::kind, g));
-  dp.property("lanes", boost::get(&EdgeAttributes::lanes, g));
-  dp.property("transport", boost::get(&EdgeAttributes::transport, g));
-  dp.property("bandwidth", boost::get(&EdgeAttributes::bandwidth, g));
-  dp.property("latency", boost::get(&EdgeAttributes::latency, g));
-  dp.property("overhead", boost::get(&EdgeAttributes::overhead, g));
-  return dp;
-}
-
 }  // namespace
-
-void write_dot(std::ostream& out, const Topology& topology) {
-  AttributeGraph g = attribute_graph(topology);
-  boost::dynamic_properties dp = attribute_properties(g, true);
-  dp.property("node_id", boost::get(&VertexAttributes::name, g));
-  boost::write_graphviz_dp(out, g, dp, "node_id");
-}
-
-void write_graphml(std::ostream& out, const Topology& topology) {
-  AttributeGraph g = attribute_graph(topology);
-  boost::dynamic_properties dp = attribute_properties(g, false);
-  dp.property("name", boost::get(&VertexAttributes::name, g));
-  boost::write_graphml(out, g, dp, true);
-}
 
 nlohmann::ordered_json cluster_json(const Topology& t) {
   using Json = nlohmann::ordered_json;

@@ -79,7 +79,8 @@ void JsonReader::check_keys(const JsonNode& object, std::initializer_list<std::s
     std::string names;
     for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
     const std::string where = context.empty() ? "" : " " + std::string(context);
-    add(child_path(object.path, key), "unknown key \"" + key + "\"" + where + ": expected one of " + names);
+    add(child_path(object.path, key),
+        "unknown key \"" + key + "\"" + did_you_mean(key, names) + where + ": expected one of " + names);
   }
 }
 

@@ -542,4 +542,51 @@ void print_summary(std::ostream& out, const Topology& topology, const TopologySu
   print_routing(out, s);
 }
 
+nlohmann::ordered_json summary_json(const TopologySummary& s, const std::string& scenario) {
+  using Json = nlohmann::ordered_json;
+  Json doc{{"schema", kTopologySummarySchema}, {"version", kTopologySummaryVersion}, {"scenario", scenario}};
+  doc["cluster"] = {{"hosts", s.hosts}, {"racks", s.racks}, {"gpus", s.gpus}, {"devices", s.devices}, {"links", s.links}};
+  Json kinds = Json::object();
+  for (int k = 0; k < kDeviceKindCount; ++k)
+    if (s.devices_per_kind[std::size_t(k)] > 0) kinds[std::string(to_string(DeviceKind(k)))] = s.devices_per_kind[std::size_t(k)];
+  doc["devices_per_kind"] = std::move(kinds);
+  Json links = Json::array();
+  for (const LinkKindSummary& l : s.links_per_kind)
+    links.push_back({{"kind", to_string(l.kind)},
+                     {"count", l.count},
+                     {"min_bandwidth_bps", l.min_bandwidth.bits_per_second()},
+                     {"max_bandwidth_bps", l.max_bandwidth.bits_per_second()},
+                     {"total_bandwidth_bps", l.total.bits_per_second()}});
+  doc["links_per_kind"] = std::move(links);
+  const char* split = s.bisection_split == BisectionSplit::Hosts  ? "hosts"
+                      : s.bisection_split == BisectionSplit::Gpus ? "gpus"
+                                                                  : "none";
+  doc["bisection"] = {{"split", split}, {"first_half", s.bisection_half}, {"bandwidth_bps", s.bisection.bits_per_second()}};
+  Json tiers = Json::array();
+  for (const TierOversubscription& t : s.oversubscription)
+    tiers.push_back({{"tier", t.tier},
+                     {"upper_tier", t.upper_tier},
+                     {"switches", t.switches},
+                     {"min_ratio", t.min_ratio},
+                     {"max_ratio", t.max_ratio}});
+  doc["oversubscription"] = std::move(tiers);
+  doc["diameter_hops"] = s.diameter_hops ? Json(*s.diameter_hops) : Json(nullptr);
+  doc["connected"] = s.connected;
+  doc["nic_bandwidth_per_gpu_bps"] =
+      s.nic_bandwidth_per_gpu_min ? Json{{"min", s.nic_bandwidth_per_gpu_min->bits_per_second()},
+                                         {"max", s.nic_bandwidth_per_gpu_max->bits_per_second()}}
+                                  : Json(nullptr);
+  doc["routing_spread"] = {{"pairs", s.spread_pairs},
+                           {"candidates", s.spread_candidates},
+                           {"paths_min", s.paths_min},
+                           {"paths_median", s.paths_median},
+                           {"paths_max", s.paths_max}};
+  doc["ecmp_balance"] = {{"policy", s.balance_policy == EcmpPolicy::Hash ? "hash" : "first"},
+                         {"flows_per_path", kBalanceFlowsPerPath},
+                         {"pairs", s.balance_pairs},
+                         {"worst", s.balance_worst ? Json(*s.balance_worst) : Json(nullptr)},
+                         {"mean", s.balance_mean ? Json(*s.balance_mean) : Json(nullptr)}};
+  return doc;
+}
+
 }  // namespace ringlab

@@ -11,10 +11,20 @@
 
 #include "ringlab/sim/result.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/suggest.hpp"
 #include "ringlab/topology/scenario.hpp"
 
 namespace ringlab::sim {
 namespace {
+
+/// " (did you mean 'node1/gpu3'?)" when a GPU or host name is near `typed`, "" otherwise.
+std::string nearest_gpu_or_host(const Topology& topology, const std::string& typed) {
+  std::vector<std::string> names;
+  for (const DeviceId g : topology.gpus()) names.push_back(topology.device(g).name);
+  for (const Host& h : topology.hosts()) names.push_back(h.name);
+  if (auto near = nearest_name(typed, names)) return " (did you mean '" + *near + "'?)";
+  return "";
+}
 
 /// One entry of an order as written: a GPU or host name, an explicit GPU count for hosts
 /// ("slots=N", "host:N"), and where it was written ("line 3" or a JSON pointer).
@@ -61,7 +71,8 @@ std::vector<DeviceId> resolve(const Topology& topology, const std::vector<Entry>
     }
     const auto host = topology.find_host(e.name);
     if (!host) {
-      problems.add(e.location, "unknown GPU or host '" + e.name + "': expected a GPU name such as " +
+      problems.add(e.location, "unknown GPU or host '" + e.name + "'" + nearest_gpu_or_host(topology, e.name) +
+                                   ": expected a GPU name such as " +
                                    (topology.gpus().empty() ? std::string("host/gpu0")
                                                             : topology.device(topology.gpus().front()).name) +
                                    " or a host name");

@@ -116,6 +116,8 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
 
 nlohmann::ordered_json to_json(const Comparison& c) {
   nlohmann::ordered_json j;
+  j["schema"] = kComparisonSchema;
+  j["version"] = kComparisonVersion;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const ComparedRow& r : c.rows) {
     nlohmann::ordered_json row;

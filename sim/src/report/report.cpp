@@ -1,8 +1,10 @@
 // nccl-tests style table, JSON and CSV writers for collective results.
 #include "ringlab/sim/report.hpp"
 
+#include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "report/text_format.hpp"
 
@@ -12,7 +14,28 @@ namespace {
 using detail::fixed;
 using detail::pad;
 
+constexpr std::string_view kNcclPrefix = "nccl:";
 
+struct DisplayName {
+  std::string_view name;     ///< ringlab's name
+  std::string_view display;  ///< NCCL's, as its INFO logs print it
+};
+// NCCL's algorithm and protocol names (NCCL 2.19+ ncclAlgoStr / ncclProtoStr).
+constexpr std::array<DisplayName, 7> kNcclAlgorithmNames{{{"tree", "Tree"},
+                                                          {"ring", "Ring"},
+                                                          {"collnet_direct", "CollNetDirect"},
+                                                          {"collnet_chain", "CollNetChain"},
+                                                          {"nvls", "NVLS"},
+                                                          {"nvls_tree", "NVLSTree"},
+                                                          {"pat", "PAT"}}};
+constexpr std::array<DisplayName, 3> kNcclProtocolNames{{{"ll", "LL"}, {"ll128", "LL128"}, {"simple", "Simple"}}};
+
+template <std::size_t N>
+std::string display_name(const std::array<DisplayName, N>& table, std::string_view name) {
+  for (const DisplayName& d : table)
+    if (d.name == name) return std::string(d.display);
+  return std::string(name);
+}
 
 std::string half_row(const ReportRow& row) {
   const Result& r = row.result;
@@ -28,6 +51,16 @@ double average_busbw(std::span<const ReportRow> rows) {
 }
 
 }  // namespace
+
+std::string algorithm_label(const std::string& algorithm, const std::string& protocol, int channels) {
+  std::string name = algorithm;
+  if (std::string_view(algorithm).starts_with(kNcclPrefix)) {
+    const std::string_view choice = std::string_view(algorithm).substr(kNcclPrefix.size());
+    name = display_name(kNcclAlgorithmNames, choice.substr(0, choice.find('/')));
+  }
+  return name + "/" + display_name(kNcclProtocolNames, protocol) + ", " + std::to_string(channels) +
+         (channels == 1 ? " channel" : " channels");
+}
 
 std::string format_time_us(double us) {
   if (us >= 10000.0) return fixed(us, 0);
@@ -45,7 +78,7 @@ void write_table(std::ostream& out, const ReportHeader& h, std::span<const Repor
   out << "#                                                              out-of-place                       in-place"
          "          \n";
   out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw"
-         " #wrong  algo/proto/ch\n";
+         " #wrong  algorithm\n";
   out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)"
          "\n";
   for (const ReportRow& row : rows) {
@@ -53,7 +86,7 @@ void write_table(std::ostream& out, const ReportHeader& h, std::span<const Repor
     const std::int64_t count = row.element_size > 0 ? r.message.count() / row.element_size : 0;
     out << pad(std::to_string(r.message.count()), 12) << pad(std::to_string(count), 14) << pad(row.type, 10)
         << pad(row.redop, 8) << pad(std::to_string(row.root), 8) << half_row(row) << half_row(row) << "  "
-        << r.algorithm << '/' << row.protocol << '/' << row.channels << '\n';
+        << algorithm_label(r.algorithm, row.protocol, row.channels) << '\n';
   }
   out << "# Out of bounds values : 0 OK\n";
   out << "# Avg bus bandwidth    : " << fixed(average_busbw(rows), 4) << "\n#\n";
@@ -61,6 +94,8 @@ void write_table(std::ostream& out, const ReportHeader& h, std::span<const Repor
 
 void write_json(std::ostream& out, const ReportHeader& h, std::span<const ReportRow> rows, const Topology& topology) {
   nlohmann::ordered_json doc;
+  doc["schema"] = kSimulateReportSchema;
+  doc["version"] = kSimulateReportVersion;
   doc["ringlab"] = 1;
   doc["scenario"] = h.scenario;
   doc["collective"] = h.collective;

@@ -7,6 +7,7 @@
 
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/json_reader.hpp"
+#include "ringlab/topology/suggest.hpp"
 #include "training/training_plan.hpp"
 
 namespace ringlab::sim {
@@ -64,7 +65,8 @@ Workload read_workload(JsonReader& r, const JsonNode& s) {
   if (auto preset = find_workload(model)) {
     w = *preset;
   } else if (auto node = r.member(s, "model")) {
-    r.add(node->path, "unknown model '" + model + "'; expected " + workload_names());
+    r.add(node->path, "unknown model '" + model + "'" + did_you_mean(model, workload_names()) + "; expected " +
+                          workload_names());
     unknown_model = true;
   }
   if (auto layers = r.member(s, "layers")) read_layers(r, *layers, w);
@@ -86,7 +88,7 @@ Workload read_workload(JsonReader& r, const JsonNode& s) {
   if (!optimizer.empty()) {
     const auto it = std::find_if(kOptimizers.begin(), kOptimizers.end(), [&](const auto& o) { return o.first == optimizer; });
     if (it != kOptimizers.end()) w.optimizer_state_bytes = it->second;
-    else r.add(child_path(s.path, "optimizer"), "unknown optimizer '" + optimizer + "'; expected adam, adamw, momentum or sgd");
+    else r.add(child_path(s.path, "optimizer"), unknown_name_message("optimizer", optimizer, "adam, adamw, momentum or sgd"));
   }
   r.field(s, "optimizer_state_bytes", w.optimizer_state_bytes, 0, 1024, "bytes per parameter");
   r.field(s, "sample_unit", w.sample_unit);
@@ -101,7 +103,7 @@ std::string read_word(JsonReader& r, const JsonNode& s, std::string_view key, st
                       std::initializer_list<std::string_view> words, const std::string& expected) {
   r.field(s, key, value);
   if (std::find(words.begin(), words.end(), value) == words.end())
-    r.add(child_path(s.path, key), "unknown value '" + value + "'; expected " + expected);
+    r.add(child_path(s.path, key), "unknown value '" + value + "'" + did_you_mean(value, expected) + "; expected " + expected);
   return value;
 }
 
@@ -131,7 +133,8 @@ Strategy read_strategy(JsonReader& r, const JsonNode& s, const Topology& topolog
   if (communication == "nccl") st.algorithm = Algorithm::Nccl;
   else if (communication == "ring") st.algorithm = Algorithm::Ring;
   else if (!communication.empty())
-    r.add(child_path(s.path, "communication"), "unknown value '" + communication + "'; expected nccl or ring");
+    r.add(child_path(s.path, "communication"),
+          "unknown value '" + communication + "'" + did_you_mean(communication, "nccl or ring") + "; expected nccl or ring");
   r.field(s, "hierarchical", st.hierarchical);
   r.field(s, "async", st.async);
   st.nccl_calibration = read_word(r, s, "calibration", st.algorithm == Algorithm::Nccl ? "nccl" : "pure",
@@ -155,7 +158,7 @@ std::optional<GpuCompute> read_gpu(JsonReader& r, const JsonNode& t) {
   const std::string expected = gpu_compute_names();
   if ((*g)->is_string()) {
     if (auto preset = find_gpu_compute((*g)->get<std::string>())) return preset;
-    r.add(g->path, "unknown GPU '" + (*g)->get<std::string>() + "'; expected " + expected);
+    r.add(g->path, unknown_name_message("GPU", (*g)->get<std::string>(), expected));
     return std::nullopt;
   }
   const JsonNode s = r.section(t, "gpu");
@@ -164,7 +167,7 @@ std::optional<GpuCompute> read_gpu(JsonReader& r, const JsonNode& t) {
   r.field(s, "model", model);
   auto out = find_gpu_compute(model);
   if (!out) {
-    r.add(child_path(s.path, "model"), "unknown GPU '" + model + "'; expected " + expected);
+    r.add(child_path(s.path, "model"), unknown_name_message("GPU", model, expected));
     return std::nullopt;
   }
   r.field(s, "memory", out->memory);
@@ -206,7 +209,7 @@ ComputeCalibration read_calibration(JsonReader& r, const JsonNode& t, const std:
   if (!doc.is_object()) problems.add("", "expected an object keyed by GPU name");
   for (const auto& [gpu, points] : doc.is_object() ? doc.items() : Json::object().items()) {
     const std::string at = child_path("", gpu);
-    if (!find_gpu_compute(gpu)) problems.add(at, "unknown GPU; expected " + gpu_compute_names());
+    if (!find_gpu_compute(gpu)) problems.add(at, unknown_name_message("GPU", gpu, gpu_compute_names()));
     if (!points.is_array()) { problems.add(at, "expected an array of {\"batch\", \"seconds\"}"); continue; }
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Json& p = points[i];
@@ -267,6 +270,7 @@ void read_train(JsonReader& r, const JsonNode& t, const Scenario& scenario, Trai
   for (const JsonNode& e : r.elements(*c)) {
     const auto kind = e->is_string() ? find_strategy(e->get<std::string>()) : std::nullopt;
     if (kind) job.compare.push_back(*kind);
+    else if (e->is_string()) r.add(e.path, unknown_name_message("strategy", e->get<std::string>(), strategy_names()));
     else r.add(e.path, "expected one of " + strategy_names());
   }
 }

@@ -104,6 +104,8 @@ TrainReport run_training(const TrainJob& job, const Topology& topology, std::str
 nlohmann::json to_json(const TrainReport& r) {
   const TrainJob& job = r.job;
   nlohmann::json j;
+  j["schema"] = kTrainReportSchema;
+  j["version"] = kTrainReportVersion;
   j["scenario"] = r.scenario;
   j["model"] = {{"name", job.workload.name},
                 {"parameters", job.workload.parameters()},

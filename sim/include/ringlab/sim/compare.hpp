@@ -14,6 +14,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ringlab/sim/result.hpp"
@@ -52,6 +53,11 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
 void write_comparison_table(std::ostream& out, const Comparison& comparison);
 /// The comparison as JSON: {"rows": [...], "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted",
 /// "unmatched_measured"} (unmatched rows as {collective, message_bytes, dtype}).
+/// The comparison's JSON schema name and version (docs/report-formats.md).
+inline constexpr std::string_view kComparisonSchema = "ringlab.comparison";
+inline constexpr int kComparisonVersion = 1;
+
+/// {"schema": "ringlab.comparison", "version": 1, "rows": [...], "median_abs_error", ...}.
 nlohmann::ordered_json to_json(const Comparison& comparison);
 
 }  // namespace ringlab::sim

@@ -276,6 +276,11 @@ TrainReport run_training(const TrainJob& job, const Topology& topology, std::str
 inline constexpr double kCommFractionFlag = 0.20;
 
 /// The report as JSON (keys sorted, so the output is deterministic); `ringlab train --format json` prints it.
+/// The training report's JSON schema name and version (docs/report-formats.md).
+inline constexpr std::string_view kTrainReportSchema = "ringlab.train-report";
+inline constexpr int kTrainReportVersion = 1;
+
+/// {"schema": "ringlab.train-report", "version": 1, ...}: keys in alphabetical order.
 nlohmann::json to_json(const TrainReport& report);
 void write_table(std::ostream& out, const TrainReport& report);
 /// Chrome trace-event JSON of one step: a compute track and a communication track.

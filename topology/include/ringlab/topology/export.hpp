@@ -3,9 +3,11 @@
 // and a SimGrid platform (XML v4.1) with explicit routes, for the SimGrid reference engine.
 //
 // Every writer is deterministic: devices in id order, links in id order, fixed attribute sets.
-// Attributes carry units in their values ("400Gbps", "600ns"); bandwidths are per direction.
+// JSON and SimGrid carry units in their values ("400Gbps", "600ns"); GraphML carries typed numbers with
+// the unit in the key name (bandwidth_bps, latency_ps); bandwidths are per direction.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <span>
 #include <string>
@@ -18,12 +20,42 @@
 
 namespace ringlab {
 
-/// Graphviz DOT, an undirected graph. Node id = device name; node attributes label, kind, host, rack,
-/// tier; edge attributes label ("<kind> <bandwidth>"), kind, lanes, transport, bandwidth, latency,
-/// overhead.
-void write_dot(std::ostream& out, const Topology& topology);
+/// How much of a cluster write_dot draws: every device, or one box per host.
+enum class DotDetail : std::uint8_t {
+  Auto,   ///< Full up to kDotMaxFullHosts hosts and kDotMaxFullGpus GPUs, Hosts above
+  Full,   ///< every device, host boxes as clusters
+  Hosts,  ///< one box per host ("node0: 8x H100, 8x 400G IB"); links inside hosts left out
+};
+inline constexpr std::size_t kDotMaxFullHosts = 64;
+inline constexpr std::size_t kDotMaxFullGpus = 512;
 
-/// GraphML with the same node and edge attributes as write_dot (all of type string), undirected edges.
+/// True when write_dot with `detail` collapses the hosts of `topology`.
+bool dot_collapses_hosts(const Topology& topology, DotDetail detail);
+
+/// A short label for a link, as a datasheet would write it: "NVLink4 x18", "PCIe5 x16", "400G IB",
+/// "2x400G IB" (two ports bonded), "100G RoCE" (Ethernet with RDMA), "25G Ethernet" (TCP),
+/// "CPU link"; NVLink and PCIe links whose bandwidth is not the kind's nominal one add it:
+/// "PCIe4 x16 (100G)". Bandwidths are per direction, in bits/s, with at most three digits.
+std::string link_label(const Link& link);
+
+/// Graphviz DOT for reading (render with `dot -Tsvg`), an undirected graph:
+///   - one cluster per rack (dashed) holding its switches and hosts, one per host (rounded) holding
+///     its devices; node id = device name, label = the name inside its host, the GPU model, and
+///     "(reduces)" for in-network reduction;
+///   - fabric switches on one rank line per tier (`rank=same`), core above spine above leaf;
+///   - edges labelled with link_label(), coloured by link family (NVLink, PCIe, CPU link, InfiniBand,
+///     Ethernet; TCP dashed), a legend cluster naming the colours; identical parallel links (same
+///     ends and label) drawn once as "N x <label>" with a wider pen;
+///   - with hosts collapsed (dot_collapses_hosts), a host is one box "<host>: 8x H100, 8x 400G IB"
+///     (rows of four per rack) and a comment at the top says so.
+/// Deterministic. Machine-readable attributes are GraphML's job (write_graphml).
+void write_dot(std::ostream& out, const Topology& topology, DotDetail detail = DotDetail::Auto);
+
+/// GraphML, undirected, with typed keys so graph tools read numbers as numbers:
+///   nodes (id = device name, edges e<link id>): name, kind, gpu_model, host, rack (string), tier (int), in_network_reduction (boolean);
+///   edges: kind, transport (string), lanes (int), bandwidth_bps (double, bits/s per direction),
+///          latency_ps and overhead_ps (long, picoseconds), label (string, link_label()).
+/// Empty strings for a device outside a host or rack. Deterministic.
 void write_graphml(std::ostream& out, const Topology& topology);
 
 /// The explicit "cluster" object of a scenario file:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/suggest.hpp"
 #include "ringlab/topology/units.hpp"
 
 namespace ringlab {
@@ -93,7 +94,8 @@ class JsonReader {
     const auto text = string(node, "a " + std::string(what) + " name (one of " + names + ")");
     if (!text) return std::nullopt;
     if (std::optional<T> found = find(*text)) return found;
-    add(node.path, "unknown " + std::string(what) + " \"" + *text + "\": expected one of " + names);
+    add(node.path, "unknown " + std::string(what) + " \"" + *text + "\"" + did_you_mean(*text, names) +
+                       ": expected one of " + names);
     return std::nullopt;
   }
 
@@ -103,7 +105,7 @@ class JsonReader {
     const auto text = string(node);
     if (!text) return std::nullopt;
     if (auto found = find(*text)) return found;
-    add(node.path, "unknown value '" + *text + "'; expected " + expected);
+    add(node.path, "unknown value '" + *text + "'" + did_you_mean(*text, expected) + "; expected " + expected);
     return std::nullopt;
   }
 

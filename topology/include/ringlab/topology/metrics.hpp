@@ -11,7 +11,10 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ringlab/topology/kinds.hpp"
 #include "ringlab/topology/routing.hpp"
@@ -95,5 +98,22 @@ TopologySummary summarize(const Topology& topology, const Router& router);
 /// Writes the summary as fixed-precision text, one line per metric, units on every number, in a
 /// stable order. Bandwidths are in Gbps (1e9 bits/s) per direction.
 void print_summary(std::ostream& out, const Topology& topology, const TopologySummary& summary);
+
+/// `topo describe -f json`'s schema name and version (docs/report-formats.md).
+inline constexpr std::string_view kTopologySummarySchema = "ringlab.topology-summary";
+inline constexpr int kTopologySummaryVersion = 1;
+
+/// The summary as JSON, the same figures as print_summary with units in the key names:
+///   {"schema": "ringlab.topology-summary", "version": 1, "scenario": <scenario name or file>,
+///    "cluster": {hosts, racks, gpus, devices, links}, "devices_per_kind": {<kind>: count (kinds present)},
+///    "links_per_kind": [{kind, count, min_bandwidth_bps, max_bandwidth_bps, total_bandwidth_bps}],
+///    "bisection": {split: "hosts"|"gpus"|"none", first_half, bandwidth_bps},
+///    "oversubscription": [{tier, upper_tier, switches, min_ratio, max_ratio}],
+///    "diameter_hops": int|null, "connected": bool,
+///    "nic_bandwidth_per_gpu_bps": {min, max}|null,
+///    "routing_spread": {pairs, candidates, paths_min, paths_median, paths_max},
+///    "ecmp_balance": {policy, flows_per_path, pairs, worst|null, mean|null}}
+/// Bandwidths are per direction in bits/s. Deterministic.
+nlohmann::ordered_json summary_json(const TopologySummary& summary, const std::string& scenario);
 
 }  // namespace ringlab
