@@ -49,6 +49,7 @@ nlohmann::json report_json(const PlanReport& r) {
     algos.push_back(e);
   }
   j["algorithms"] = algos;
+  if (!r.skipped.empty()) j["algorithms_not_timed"] = r.skipped;
   j["nccl_choice"] = r.nccl_choice;
   j["search"] = {{"moves", r.search.moves},
                  {"improvements", r.search.improvements},
@@ -92,6 +93,7 @@ void write_report(std::ostream& out, const PlanReport& r) {
     if (c.time) out << num(c.time->seconds() * 1e3, 3) << " ms\n";
     else out << "not applicable: " << c.not_applicable << "\n";
   }
+  for (const std::string& s : r.skipped) out << "  " << s << "\n";
   out << "  NCCL's tuner would run: " << r.nccl_choice << "\n";
   if (r.batch) {
     out << "\nmicro-batches (memory " << to_string(r.batch->capacity) << " per GPU):\n";

@@ -58,7 +58,8 @@ struct PlanReport {
   OrderSearchResult search;
   LowerBound bound;
   Duration ring_time;                     ///< the planned order's ring time (what bound.ring bounds)
-  sim::CollectiveOutcome algorithms;      ///< Auto over every algorithm on the planned order
+  sim::CollectiveOutcome algorithms;      ///< Auto over the algorithms timed on the planned order
+  std::vector<std::string> skipped;       ///< algorithms not timed at this scale, with the reason
   std::string nccl_choice;                ///< what NCCL's tuner would run ("Ring/Simple, 8 channels")
   std::vector<std::string> reasons;       ///< the plan in plain words, one sentence each
   std::optional<BatchReport> batch;
