@@ -2,6 +2,7 @@
 #include "ringlab/planner/planner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -17,13 +18,29 @@
 namespace ringlab::planner {
 namespace {
 
-constexpr int kLargeClusterRanks = 1024;  ///< above this, compare with fewer random orders
+/// Above this many ranks x channels a ring simulation takes seconds: compare with fewer random orders.
+constexpr int kLargeRingFlows = 256;
 constexpr int kRandomOrdersLarge = 2;
 constexpr double kSameTime = 1.005;       ///< within 0.5 %: "as fast as"
-/// Algorithms whose schedules keep more flows in flight than this are not timed: max-min sharing
-/// over them costs seconds per run on one core (measured: direct all-reduce on 512 GPUs,
-/// 261,632 concurrent flows, 8.7 s; the ring on the same cluster, 0.12 s).
+/// Every algorithm but the ring gets this many times the planned ring's events, and at least
+/// kMinEventBudget, before its simulation is stopped and reported as not timed: max-min sharing
+/// over thousands of concurrent flows can take seconds to minutes (measured: direct all-reduce on
+/// 512 GPUs, 261,632 flows in flight, 8.7 s; the ring on the same cluster, 0.12 s). Event counts
+/// are deterministic, so the cut-off is too.
+constexpr std::uint64_t kEventBudgetFactor = 8;
+constexpr std::uint64_t kMinEventBudget = std::uint64_t(1) << 21;
+/// Algorithms that would keep more flows than this in flight at once are not simulated at all:
+/// a single reallocation over them already takes seconds, before any budget check.
 constexpr double kMaxConcurrentFlows = 65536;
+
+/// Flows an algorithm keeps in flight at once on p ranks over h hosts (order of magnitude).
+double concurrent_flows(sim::Algorithm a, double p, double h) {
+  switch (a) {
+    case sim::Algorithm::Direct: return p * (p - 1);
+    case sim::Algorithm::ParameterServer: return p * h;
+    default: return p;
+  }
+}
 
 std::string percent(double x) {
   char buf[32];
@@ -124,18 +141,34 @@ class Timer {
     r.options.ecmp_seed = request_.ecmp_seed;
     return r;
   }
-  Duration ring(const sim::RankOrder& order) const {
+  /// The ring's time and event count.
+  std::pair<Duration, std::uint64_t> ring(const sim::RankOrder& order) const {
     sim::CollectiveRequest r = base(order);
     r.algorithm = sim::Algorithm::Ring;
     const sim::CollectiveOutcome o = sim::run_collective(t_, r);
     if (!o.applicable()) throw std::invalid_argument("ring does not apply: " + o.not_applicable);
-    return o.result->time;
+    return {o.result->time, o.result->events};
   }
-  sim::CollectiveOutcome all(const sim::RankOrder& order, std::vector<sim::Algorithm> candidates) const {
+  /// Times `algorithm` (nccl: NCCL's pick) unless its simulation passes `events`; then the
+  /// candidate says so instead of a time.
+  sim::Candidate candidate(const sim::RankOrder& order, sim::Algorithm algorithm, std::uint64_t events) const {
     sim::CollectiveRequest r = base(order);
-    r.choice = sim::AlgorithmChoice::Auto;
-    r.auto_candidates = std::move(candidates);
-    return sim::run_collective(t_, r);
+    r.algorithm = algorithm;
+    std::atomic<bool> stop{false};
+    r.options.cancel = &stop;
+    r.options.progress = [&stop, events](const sim::Progress& p) {
+      if (p.events > events) stop = true;
+    };
+    sim::Candidate c{algorithm, std::nullopt, ""};
+    try {
+      const sim::CollectiveOutcome o = sim::run_collective(t_, r);
+      if (o.applicable()) c.time = o.result->time;
+      else c.not_applicable = o.not_applicable;
+    } catch (const sim::Cancelled&) {
+      c.not_applicable = "not timed: more than " + std::to_string(events) + " events (time it with ringlab simulate --algo " +
+                         std::string(sim::to_string(algorithm)) + ")";
+    }
+    return c;
   }
   sim::CollectiveOutcome nccl(const sim::RankOrder& order) const {
     sim::CollectiveRequest r = base(order);
@@ -177,31 +210,6 @@ std::vector<NcclSetting> nccl_settings(const Plan& plan) {
   env.push_back({"NCCL_MIN_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
   env.push_back({"NCCL_MAX_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
   return env;
-}
-
-/// Flows an algorithm keeps in flight at once on p ranks over h hosts (order of magnitude).
-double concurrent_flows(sim::Algorithm a, double p, double h) {
-  switch (a) {
-    case sim::Algorithm::Direct: return p * (p - 1);
-    case sim::Algorithm::ParameterServer: return p * h;
-    default: return p;
-  }
-}
-
-/// The algorithms worth timing at this scale; the others go to `skipped` with the reason.
-std::vector<sim::Algorithm> timed_algorithms(int p, int hosts, std::vector<std::string>& skipped) {
-  std::vector<sim::Algorithm> out;
-  for (int a = 0; a < sim::kAlgorithmCount; ++a) {
-    const auto algorithm = sim::Algorithm(a);
-    const double flows = concurrent_flows(algorithm, p, hosts);
-    if (flows <= kMaxConcurrentFlows) {
-      out.push_back(algorithm);
-      continue;
-    }
-    skipped.push_back(std::string(sim::to_string(algorithm)) + ": not timed, about " + std::to_string(std::llround(flows)) +
-                      " flows in flight (time it with ringlab simulate --algo " + std::string(sim::to_string(algorithm)) + ")");
-  }
-  return out;
 }
 
 std::string nccl_label(const sim::CollectiveOutcome& o) {
@@ -248,12 +256,12 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     bool eligible;  // host-contiguous: launchable
   };
   std::vector<Option> options;
-  std::map<std::string, Duration> timed;  // by digest: equal orders are simulated once
+  std::map<std::string, std::pair<Duration, std::uint64_t>> timed;  // by digest: equal orders are simulated once
   auto ring_time = [&](const sim::RankOrder& order) {
     const std::string digest = order.digest(t);
     auto it = timed.find(digest);
     if (it == timed.end()) it = timed.emplace(digest, timer.ring(order)).first;
-    return it->second;
+    return it->second.first;
   };
   auto add = [&](sim::RankOrder order, bool eligible) {
     const Duration time = ring_time(order);
@@ -267,8 +275,8 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   add(sorted_host_names(t, gpus), true);
 
   // Random host orders (seeded), kept apart: only their best, median and worst are reported.
-  const int randoms = gpus.size() > std::size_t(kLargeClusterRanks) ? std::min(request.random_orders, kRandomOrdersLarge)
-                                                                      : request.random_orders;
+  const int randoms = int(gpus.size()) * channels > kLargeRingFlows ? std::min(request.random_orders, kRandomOrdersLarge)
+                                                                    : request.random_orders;
   std::vector<Duration> random_times;
   {
     std::mt19937_64 rng(request.search.seed ^ 0x5eedULL);
@@ -306,8 +314,25 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     report.orders.push_back({name("worst"), "", random_times.back(), 0});
   }
 
-  report.algorithms = timer.all(plan.order, timed_algorithms(plan.ranks(), int(plan.hosts.size()), report.skipped));
-  plan.algorithm = report.algorithms.applicable() ? std::string(sim::to_string(report.algorithms.algorithm)) : "ring";
+  // Every algorithm on the planned order; the ring's time is already known.
+  const std::uint64_t ring_events = timed.at(best->order.digest(t)).second;
+  const std::uint64_t budget = std::max(kMinEventBudget, kEventBudgetFactor * ring_events);
+  report.best_algorithm = sim::Algorithm::Ring;
+  report.best_time = best->time;
+  for (int a = 0; a < sim::kAlgorithmCount; ++a) {
+    const auto algorithm = sim::Algorithm(a);
+    const double flows = concurrent_flows(algorithm, plan.ranks(), double(plan.hosts.size()));
+    sim::Candidate c = algorithm == sim::Algorithm::Ring ? sim::Candidate{algorithm, best->time, ""}
+                       : flows > kMaxConcurrentFlows
+                           ? sim::Candidate{algorithm, std::nullopt,
+                                            "not timed: about " + std::to_string(std::llround(flows)) +
+                                                " flows in flight (time it with ringlab simulate --algo " +
+                                                std::string(sim::to_string(algorithm)) + ")"}
+                           : timer.candidate(plan.order, algorithm, budget);
+    if (c.time && *c.time < report.best_time) report.best_algorithm = algorithm, report.best_time = *c.time;
+    report.algorithms.push_back(std::move(c));
+  }
+  plan.algorithm = std::string(sim::to_string(report.best_algorithm));
   report.nccl_choice = nccl_label(timer.nccl(plan.order));
   report.bound = lower_bound(t, router, gpus, request.collective, message);
   plan.nccl_env = nccl_settings(plan);
@@ -336,20 +361,19 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   if (report.bound.any.ps > 0)
     report.reasons.push_back("No algorithm without in-network reduction can beat " + ms(report.bound.any) + " (" +
                              report.bound.any_cut + ").");
-  if (report.algorithms.applicable()) {
-    std::string s = std::string(sim::to_string(report.algorithms.algorithm)) + " is the fastest algorithm on this order (" +
-                    ms(report.algorithms.result->time) + ")";
+  {
+    std::string s = plan.algorithm + " is the fastest algorithm on this order (" + ms(report.best_time) + ")";
     std::vector<std::string> others;
-    for (const sim::Candidate& c : report.algorithms.candidates)
-      if (c.time && c.algorithm != report.algorithms.algorithm)
+    for (const sim::Candidate& c : report.algorithms)
+      if (c.time && c.algorithm != report.best_algorithm)
         others.push_back(std::string(sim::to_string(c.algorithm)) + " " + ms(*c.time) + " (+" +
-                         percent(*c.time / report.algorithms.result->time - 1) + ")");
+                         percent(*c.time / report.best_time - 1) + ")");
     if (!others.empty()) {
       s += "; ";
       for (std::size_t i = 0; i < others.size(); ++i) s += (i ? ", " : "") + others[i];
     }
     report.reasons.push_back(s + ".");
-    if (nccl_algorithm_name(report.algorithms.algorithm).empty())
+    if (nccl_algorithm_name(report.best_algorithm).empty())
       report.reasons.push_back("NCCL does not run " + plan.algorithm + "; under NCCL its tuner picks " + report.nccl_choice +
                                ", so the graph files pin the planned ring instead.");
   }

@@ -42,14 +42,13 @@ nlohmann::json report_json(const PlanReport& r) {
                 {"any_ms", ms3(r.bound.any)},         {"any_cut", r.bound.any_cut},
                 {"gap_to_ring_bound", r.bound.ring.ps ? fixed4(r.ring_time / r.bound.ring - 1) : 0.0}};
   nlohmann::json algos = nlohmann::json::array();
-  for (const sim::Candidate& c : r.algorithms.candidates) {
+  for (const sim::Candidate& c : r.algorithms) {
     nlohmann::json e{{"algorithm", std::string(sim::to_string(c.algorithm))}};
     if (c.time) e["time_ms"] = ms3(*c.time);
     else e["not_applicable"] = c.not_applicable;
     algos.push_back(e);
   }
   j["algorithms"] = algos;
-  if (!r.skipped.empty()) j["algorithms_not_timed"] = r.skipped;
   j["nccl_choice"] = r.nccl_choice;
   j["search"] = {{"moves", r.search.moves},
                  {"improvements", r.search.improvements},
@@ -88,12 +87,12 @@ void write_report(std::ostream& out, const PlanReport& r) {
   out << "\nlower bound, any ring:       " << num(r.bound.ring.seconds() * 1e3, 3) << " ms  (" << r.bound.ring_cut << ")\n";
   out << "lower bound, any algorithm:  " << num(r.bound.any.seconds() * 1e3, 3) << " ms  (" << r.bound.any_cut << ")\n";
   out << "\nalgorithms on the planned order:\n";
-  for (const sim::Candidate& c : r.algorithms.candidates) {
+  for (const sim::Candidate& c : r.algorithms) {
     out << "  " << pad(std::string(sim::to_string(c.algorithm)), 18);
     if (c.time) out << num(c.time->seconds() * 1e3, 3) << " ms\n";
+    else if (c.not_applicable.starts_with("not timed")) out << c.not_applicable << "\n";
     else out << "not applicable: " << c.not_applicable << "\n";
   }
-  for (const std::string& s : r.skipped) out << "  " << s << "\n";
   out << "  NCCL's tuner would run: " << r.nccl_choice << "\n";
   if (r.batch) {
     out << "\nmicro-batches (memory " << to_string(r.batch->capacity) << " per GPU):\n";

@@ -108,9 +108,6 @@ CollectiveOutcome run_auto(const Topology& topology, const CollectiveRequest& re
   for (int a = 0; a < kAlgorithmCount; ++a) {
     CollectiveSpec candidate = spec;
     candidate.algorithm = Algorithm(a);
-    if (const auto& only = request.auto_candidates;
-        !only.empty() && std::find(only.begin(), only.end(), candidate.algorithm) == only.end())
-      continue;
     CollectiveOutcome out = candidate.algorithm == Algorithm::Nccl
                                 ? run_nccl(topology, request, candidate)
                                 : run_spec(topology, request, candidate, request.options);

@@ -4,7 +4,7 @@
 // against the orders a user would otherwise get: the scheduler's (the scenario's own order) and
 // torchrun's dynamic rendezvous (hosts sorted by name), and against random host orders; the
 // fastest host-contiguous order wins; (2) times every algorithm the simulator runs on that order
-// (run_collective's Auto) and picks the fastest, saying why in plain words; (3) bounds the
+// and picks the fastest (each within an event budget: a slow one is reported as not timed), saying why in plain words; (3) bounds the
 // collective from below (bound.hpp) and reports the gap; (4) for scenarios with a training job,
 // picks the per-GPU micro-batch and accumulation steps (batch.hpp); (5) fills the NCCL settings,
 // system ones apart from debug-only ones. Deterministic for a seed (unless a time limit stops the
@@ -34,7 +34,7 @@ struct PlanRequest {
   int ranks = 0;                     ///< GPUs to use, in the scheduler's order; 0: all of them
   int channels = 0;                  ///< 0: the NICs of the first host (at least 1)
   OrderSearchOptions search;         ///< seed, move budget, time limit (channels is set from above)
-  int random_orders = 8;             ///< random host orders to compare against (seeded)
+  int random_orders = 8;             ///< random host orders to compare against (seeded; at most 2 above 256 ranks x channels)
   EcmpPolicy ecmp = EcmpPolicy::Hash;
   std::uint64_t ecmp_seed = 0;
   BatchTarget batch;                 ///< global batch target (training scenarios)
@@ -58,8 +58,9 @@ struct PlanReport {
   OrderSearchResult search;
   LowerBound bound;
   Duration ring_time;                     ///< the planned order's ring time (what bound.ring bounds)
-  sim::CollectiveOutcome algorithms;      ///< Auto over the algorithms timed on the planned order
-  std::vector<std::string> skipped;       ///< algorithms not timed at this scale, with the reason
+  std::vector<sim::Candidate> algorithms; ///< every algorithm on the planned order, in enum order
+  sim::Algorithm best_algorithm = sim::Algorithm::Ring;
+  Duration best_time;
   std::string nccl_choice;                ///< what NCCL's tuner would run ("Ring/Simple, 8 channels")
   std::vector<std::string> reasons;       ///< the plan in plain words, one sentence each
   std::optional<BatchReport> batch;

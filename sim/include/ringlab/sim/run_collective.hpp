@@ -60,8 +60,6 @@ struct CollectiveRequest {
   SimOptions options;                       ///< ECMP, calibration, protocol (set from NCCL's pick), progress, ...
   const TimingEngine* engine = nullptr;     ///< nullptr: the native flow engine
   bool keep_schedule = false;               ///< return the explicit schedule (and record the timeline)
-  /// AlgorithmChoice::Auto: the algorithms to try (in enum order whatever the order here); empty: all.
-  std::vector<Algorithm> auto_candidates;
 };
 
 /// One algorithm tried by AlgorithmChoice::Auto.
@@ -82,7 +80,7 @@ struct CollectiveOutcome {
   Bytes chunk;                            ///< pipelining piece size that ran
   Bytes message;                          ///< the size that ran (whole elements)
   std::optional<Schedule> schedule;       ///< when CollectiveRequest::keep_schedule
-  std::vector<Candidate> candidates;      ///< AlgorithmChoice::Auto: every algorithm tried, in enum order
+  std::vector<Candidate> candidates;      ///< AlgorithmChoice::Auto: every algorithm, in enum order
 
   bool applicable() const { return result.has_value(); }
 };
