@@ -205,8 +205,8 @@ std::vector<NcclSetting> nccl_settings(const Plan& plan) {
                    false});
   }
   const std::string algo = nccl_algorithm_name(sim::find_algorithm(plan.algorithm).value_or(sim::Algorithm::Nccl));
-  if (!algo.empty())
-    env.push_back({"NCCL_ALGO", algo, "the algorithm the plan was timed with; NCCL says not to keep this in production", true});
+  if (algo.empty()) return env;  // NCCL's own choice, or an algorithm NCCL does not run: no pins
+  env.push_back({"NCCL_ALGO", algo, "the algorithm the plan was timed with; NCCL says not to keep this in production", true});
   env.push_back({"NCCL_MIN_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
   env.push_back({"NCCL_MAX_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
   return env;
@@ -373,7 +373,10 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
       for (std::size_t i = 0; i < others.size(); ++i) s += (i ? ", " : "") + others[i];
     }
     report.reasons.push_back(s + ".");
-    if (nccl_algorithm_name(report.best_algorithm).empty())
+    if (report.best_algorithm == sim::Algorithm::Nccl)
+      report.reasons.push_back("NCCL's own choice (" + report.nccl_choice +
+                               ") is fastest: leave NCCL_ALGO and NCCL_PROTO unset and let its tuner pick.");
+    else if (nccl_algorithm_name(report.best_algorithm).empty())
       report.reasons.push_back("NCCL does not run " + plan.algorithm + "; under NCCL its tuner picks " + report.nccl_choice +
                                ", so the graph files pin the planned ring instead.");
   }

@@ -72,7 +72,7 @@ nlohmann::json report_json(const PlanReport& r) {
 
 void write_report(std::ostream& out, const PlanReport& r) {
   const Plan& plan = r.plan;
-  out << "# plan for " << plan.scenario << ": " << plan.ranks() << " GPUs on " << plan.hosts.size() << " hosts, "
+  out << "# plan for " << plan.scenario << ": " << plan.ranks() << " GPUs on " << plan.hosts.size() << (plan.hosts.size() == 1 ? " host, " : " hosts, ")
       << sim::to_string(plan.collective) << " of " << to_string(plan.message) << ", " << plan.channels
       << (plan.channels == 1 ? " channel" : " channels") << "\n";
   out << "\nnode order:";
@@ -84,8 +84,8 @@ void write_report(std::ostream& out, const PlanReport& r) {
   for (const OrderResult& o : r.orders)
     out << "  " << pad(o.name, 24) << lpad(num(o.time.seconds() * 1e3, 3), 12) << " ms  " << lpad(num(o.time / r.ring_time, 2), 6)
         << "x\n";
-  out << "\nlower bound, any ring:       " << num(r.bound.ring.seconds() * 1e3, 3) << " ms  (" << r.bound.ring_cut << ")\n";
-  out << "lower bound, any algorithm:  " << num(r.bound.any.seconds() * 1e3, 3) << " ms  (" << r.bound.any_cut << ")\n";
+  out << "\nlower bound, any ring:                                   " << num(r.bound.ring.seconds() * 1e3, 3) << " ms  (" << r.bound.ring_cut << ")\n";
+  out << "lower bound, any algorithm without in-network reduction: " << num(r.bound.any.seconds() * 1e3, 3) << " ms  (" << r.bound.any_cut << ")\n";
   out << "\nalgorithms on the planned order:\n";
   for (const sim::Candidate& c : r.algorithms) {
     out << "  " << pad(std::string(sim::to_string(c.algorithm)), 18);
