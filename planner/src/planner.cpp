@@ -20,6 +20,7 @@ namespace {
 
 /// Above this many ranks x channels a ring simulation takes seconds: compare with fewer random orders.
 constexpr int kLargeRingFlows = 256;
+constexpr int kHugeRingFlows = 2048;  ///< above this, none (each costs as much as the plan's own confirmation)
 constexpr int kRandomOrdersLarge = 2;
 constexpr double kSameTime = 1.005;       ///< within 0.5 %: "as fast as"
 /// Every algorithm but the ring gets this many times the planned ring's events, and at least
@@ -275,8 +276,10 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   add(sorted_host_names(t, gpus), true);
 
   // Random host orders (seeded), kept apart: only their best, median and worst are reported.
-  const int randoms = int(gpus.size()) * channels > kLargeRingFlows ? std::min(request.random_orders, kRandomOrdersLarge)
-                                                                    : request.random_orders;
+  const int ring_flows = int(gpus.size()) * channels;
+  const int randoms = ring_flows > kHugeRingFlows    ? 0
+                      : ring_flows > kLargeRingFlows ? std::min(request.random_orders, kRandomOrdersLarge)
+                                                     : request.random_orders;
   std::vector<Duration> random_times;
   {
     std::mt19937_64 rng(request.search.seed ^ 0x5eedULL);

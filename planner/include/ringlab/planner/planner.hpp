@@ -34,7 +34,7 @@ struct PlanRequest {
   int ranks = 0;                     ///< GPUs to use, in the scheduler's order; 0: all of them
   int channels = 0;                  ///< 0: the NICs of the first host (at least 1)
   OrderSearchOptions search;         ///< seed, move budget, time limit (channels is set from above)
-  int random_orders = 8;             ///< random host orders to compare against (seeded; at most 2 above 256 ranks x channels)
+  int random_orders = 8;             ///< random host orders to compare against (seeded; at most 2 above 256 ranks x channels, none above 2,048)
   EcmpPolicy ecmp = EcmpPolicy::Hash;
   std::uint64_t ecmp_seed = 0;
   BatchTarget batch;                 ///< global batch target (training scenarios)
