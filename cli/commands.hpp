@@ -17,6 +17,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;          ///< a bug: an unexpected exception
 inline constexpr int kExitBadInput = 2;          ///< bad scenario, sweep file or option value; nothing written
 inline constexpr int kExitSomePointsFailed = 3;  ///< sweep: output written, but some points failed
+inline constexpr int kExitCheckFailed = 3;       ///< plan --check: some launch file does not encode the plan
 
 void add_topo_commands(CLI::App& app);
 /// `topo import`, attached to the `topo` subcommand.

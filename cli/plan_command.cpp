@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "ringlab/planner/bundle.hpp"
 #include "ringlab/planner/planner.hpp"
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/topology/error.hpp"
@@ -17,6 +18,8 @@ struct CommandLine {
   std::string scenario;
   std::string format = "text";
   std::string report;          ///< -r FILE: the report; default standard output
+  std::string bundle;          ///< -o DIR: write the launch bundle there
+  std::string check;           ///< --check DIR: verify a bundle instead of planning
   std::string size;
   std::string collective = "allreduce";
   std::string rank_order;      ///< the scheduler's order (a hostfile, SLURM_HOSTFILE, ...)
@@ -76,8 +79,20 @@ planner::PlanRequest request_from(const CommandLine& c, const Scenario& scenario
   return r;
 }
 
+void run_check(const Scenario& scenario, const std::string& dir) {
+  const std::vector<std::string> problems = planner::check_bundle(scenario.cluster, dir);
+  for (const std::string& p : problems) std::cout << dir << "/" << p << "\n";
+  if (problems.empty()) {
+    std::cout << dir << ": every launch file encodes the planned order\n";
+    return;
+  }
+  std::cout << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
+  throw ExitStatus{kExitCheckFailed};
+}
+
 void run_plan(const CommandLine& c) {
   const Scenario scenario = load_scenario_or_default(c.scenario);
+  if (!c.check.empty()) return run_check(scenario, c.check);
   const planner::PlanRequest request = request_from(c, scenario);
   planner::PlanReport report;
   try {
@@ -85,6 +100,7 @@ void run_plan(const CommandLine& c) {
   } catch (const std::invalid_argument& e) {
     throw InputError(scenario.file.empty() ? "<built-in scenario>" : scenario.file, "", e.what());
   }
+  if (!c.bundle.empty()) planner::write_bundle(scenario.cluster, report.plan, c.bundle);
   write_output(c.report, [&](std::ostream& out) {
     if (c.format == "json") out << report.plan.report.dump(2) << '\n';
     else planner::write_report(out, report);
@@ -111,6 +127,9 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--ecmp", c->ecmp, "ECMP policy: hash or first")->capture_default_str();
   cmd->add_option("-f,--format", c->format, "report format: text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->add_option("-r,--report", c->report, "write the report to FILE (default: standard output)");
+  cmd->add_option("-o,--output", c->bundle, "write plan.json and every launch file into DIR");
+  cmd->add_option("--check", c->check,
+                  "re-read the bundle in DIR and verify that every launch file encodes the planned order (exit 3 if not)");
   cmd->callback([c] { run_plan(*c); });
 }
 

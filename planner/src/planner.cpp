@@ -304,6 +304,7 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   plan.collective = request.collective;
   plan.message = message;
   plan.channels = channels;
+  plan.ecmp = request.ecmp;
   plan.hosts = host_plans(t, plan.order, channels, request.ecmp);
   plan.master_host = plan.hosts.front().name;
   report.ring_time = best->time;

@@ -82,6 +82,7 @@ struct Plan {
   Bytes message;                  ///< the message the order and algorithm were planned for
   std::string algorithm;          ///< the chosen algorithm ("ring", "tree", ... as simulate names it)
   int channels = 1;
+  EcmpPolicy ecmp = EcmpPolicy::Hash;  ///< routing the NICs per channel were derived with
 
   std::vector<NcclSetting> nccl_env;
   std::optional<BatchPlan> batch;
