@@ -273,7 +273,9 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   sim::RankOrder sched = scheduler;
   sched.source = "scheduler order";
   add(sched, host_contiguous(t, sched, channels));
+  const Duration sched_time = options.back().time;
   add(sorted_host_names(t, gpus), true);
+  const Duration sorted_time = options.back().time;
 
   // Random host orders (seeded), kept apart: only their best, median and worst are reported.
   const int ring_flows = int(gpus.size()) * channels;
@@ -350,7 +352,6 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   }
 
   // Plain words.
-  const Duration sched_time = options[2].time, sorted_time = options[3].time;
   const auto against = [&](Duration other) {
     return other / best->time < kSameTime ? std::string("as fast as") : ratio(other / best->time) + " faster than";
   };
