@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "validators.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/rank_order.hpp"
@@ -50,7 +51,7 @@ struct SimulateSettings {
   std::string engine = "ringlab";
   std::string simgrid_model = "pure";
   int channels = 1;
-  int ranks = 0;  // 0 = every GPU
+  int ranks = 0;  // 0: "ranks" absent, every GPU
   int root = 0;
   std::uint64_t seed = 0;
   bool no_compute = false;
@@ -150,7 +151,7 @@ void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
     r.field(section, key, *into);
   constexpr int kIntMax = std::numeric_limits<int>::max();
   r.field(section, "channels", s.channels, 0, kIntMax);
-  r.field(section, "ranks", s.ranks, 0, kIntMax);
+  r.field(section, "ranks", s.ranks, 1, kIntMax);  // absent: every GPU
   r.field(section, "root", s.root, 0, kIntMax);
   r.field(section, "seed", s.seed);
   bool compute = !s.no_compute;
@@ -284,7 +285,13 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
     simgrid = load_simgrid_engine(plan.simgrid_model);
     request.engine = simgrid.get();
   }
-  CollectiveOutcome outcome = run_collective(topology, request);
+  CollectiveOutcome outcome;
+  try {
+    outcome = run_collective(topology, request);
+  } catch (const RangeError& e) {
+    throw InputError(where, "/simulate/sizes",
+                     "size " + to_string(size) + ": " + e.what() + ": expected a smaller size or faster links");
+  }
   if (!outcome.applicable())
     throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);
   ReportRow row;
@@ -362,7 +369,7 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
     const bool last = i + 1 == plan.sizes.size();
     const bool listed = c.print_schedule && i == 0;
     SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
-    if (listed) run.schedule->print(std::cout, &scenario.cluster);
+    if (listed && run.schedule) run.schedule->print(std::cout, &scenario.cluster);
     run.row.result.key.scenario = digest_hex(scenario.document.dump());
     rows.push_back(std::move(run.row));
     if (last) last_schedule = std::move(run.schedule);
@@ -424,8 +431,10 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
   auto text = [&](const char* flags, const char* key, const char* help) {
     cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help);
   };
-  auto count = [&](const char* flags, const char* key, const char* help) {
-    cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help);
+  // `check` runs on the text before it is converted, so "-3" is refused instead of wrapping to 2^64-3.
+  auto count = [&](const char* flags, const char* key, const char* help, const CLI::Validator& check) {
+    cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help)
+        ->check(check);
   };
   text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce");
   text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
@@ -435,17 +444,18 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
   text("--compression", "compression", "none, fp8, int8, topk:RATIO");
   text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll");
   text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)");
-  count("--channels", "channels", "parallel rings/trees");
+  count("--channels", "channels", "parallel rings/trees, 1 to 64", integer_between(1, 64));
   text("--chunk", "chunk", "pipeline chunk size, e.g. 512KiB (0 = no pipelining)");
-  count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+  count("--ranks", "ranks", "use the first N GPUs (N >= 1), or the N GPUs of --rank-order (default: all)",
+        integer_between(1));
   cmd->add_option_function<std::string>(
       "--rank-order", [c](const std::string& v) { c->rank_order_file = v; },
       "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
-  count("--root", "root", "root rank for broadcast/reduce");
+  count("--root", "root", "root rank for broadcast/reduce", integer_between(0));
   text("--hierarchy", "hierarchy", "hierarchical: leader or rail");
   text("--inter", "inter", "hierarchical: ring or tree between nodes");
   text("--ecmp", "ecmp", "ECMP policy: hash or first");
-  count("--seed", "seed", "ECMP hash seed");
+  count("--seed", "seed", "ECMP hash seed", integer_between(0));
   text("--engine", "engine", "ringlab (default) or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)");
   text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)");
   cmd->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
@@ -460,6 +470,8 @@ void run_schedule(const CommandLine& c) {
   const RunPlan plan = read_plan(scenario, c, problems);
   if (problems.empty() && plan.sizes.size() != 1)
     problems.add("/simulate/sizes", "a schedule is for one size; give one with --size");
+  if (problems.empty() && plan.sizes.front() == Bytes{})
+    problems.add("/simulate/sizes", "a 0-byte collective has no schedule: expected a size above 0");
   problems.throw_if_any();
   SizeRun run = run_size(scenario.cluster, plan, plan.sizes.front(), true, where);
   write_output(c.output, [&](std::ostream& out) { write_schedule_json(out, *run.schedule, &scenario.cluster); });

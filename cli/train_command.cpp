@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "validators.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/topology/error.hpp"
 
@@ -36,6 +37,9 @@ sim::TrainReport run(const Scenario& scenario) {
     return sim::run_training(job, scenario.cluster, scenario.name.empty() ? source_name(scenario) : scenario.name);
   } catch (const std::invalid_argument& e) {
     throw InputError(source_name(scenario), "/strategy/name", e.what());
+  } catch (const RangeError& e) {
+    throw InputError(source_name(scenario), "/workload",
+                     std::string(e.what()) + ": expected a smaller model or batch, or faster links and GPUs");
   }
 }
 
@@ -66,8 +70,9 @@ void add_train_command(CLI::App& app) {
   auto text = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
     cmd->add_option_function<std::string>(flags, [c, section, key](const std::string& v) { ((*c).*section)[key] = v; }, help);
   };
-  auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help) {
-    cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help);
+  auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help,
+                   const CLI::Validator& check) {
+    cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help)->check(check);
   };
   text("-m,--model", &CommandLine::workload, "model", "resnet50, bert-large, gpt2-1.5b, llama2-7b, llama2-70b");
   text("-S,--strategy", &CommandLine::strategy, "name",
@@ -75,9 +80,11 @@ void add_train_command(CLI::App& app) {
   text("--precision", &CommandLine::strategy, "precision", "fp32, tf32, bf16, fp16, fp8");
   text("-a,--algo", &CommandLine::strategy, "algorithm", "collective algorithm (ring, tree, hierarchical, nccl, ...)");
   text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO");
-  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)");
-  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step");
-  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs, or the N GPUs of --rank-order (default: all)");
+  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)", integer_between(1));
+  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step",
+        integer_between(1));
+  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs (N >= 1), or the N GPUs of --rank-order (default: all)",
+        integer_between(1));
   // The section's "rank_order" string is a file relative to the scenario; the option's is relative to
   // the working directory, so it is made absolute.
   cmd->add_option_function<std::string>(
@@ -85,12 +92,14 @@ void add_train_command(CLI::App& app) {
       "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON");
   cmd->add_flag_callback("--no-overlap", [c] { c->strategy["overlap"] = false; },
                          "issue collectives only after backward");
-  cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)");
+  cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; }, "samples to train (time to train)")
+      ->check(number_at_least(0));
   cmd->add_flag_callback("--async", [c] { c->strategy["async"] = true; },
                          "asynchronous parameter-server updates (tf_parameter_server)");
-  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP");
+  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP", integer_between(0));
   auto number = [&](const char* flags, const char* object, const char* key, const char* help) {
-    cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help);
+    cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help)
+        ->check(number_at_least(0));  // the section's own ranges apply on top
   };
   auto duration = [&](const char* flags, const char* key, const char* help) {
     cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->train["reliability"][key] = v; }, help);
