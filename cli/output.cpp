@@ -1,9 +1,9 @@
 // Atomic output files and scenario loading for the command line.
 //
 // write_output() resolves a symbolic link to the file it names and replaces that file, so the link
-// survives; anything that is not a regular file (a pipe, /dev/null, a terminal, /dev/stdout and the
-// /proc/self/fd links behind it) is written in place, because renaming over it would replace the device
-// or the caller's redirection with a plain file.
+// survives; anything that is not a regular file (a pipe, /dev/null, a terminal) and the /proc/self/fd
+// links behind /dev/stdout are written in place, because renaming over them would replace the device or
+// the caller's redirection with a plain file.
 #include "output.hpp"
 
 #include <unistd.h>
@@ -22,12 +22,9 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxLinkDepth = 40;  ///< links followed before giving up, as Linux's ELOOP limit
 
-/// True for paths under /dev or /proc: devices and the kernel's magic links (/dev/stdout ->
-/// /proc/self/fd/1 -> whatever the shell redirected), which must be written where they are.
-bool is_special_tree(const fs::path& p) {
-  const std::string text = p.lexically_normal().string();
-  return text.rfind("/dev/", 0) == 0 || text.rfind("/proc/", 0) == 0;
-}
+/// True for paths under /proc: the kernel's magic links (/dev/stdout -> /proc/self/fd/1 -> whatever the
+/// shell redirected to, "pipe:[1234]" for a pipe) name open files, not paths, and are written as they are.
+bool is_proc_path(const fs::path& p) { return p.lexically_normal().string().rfind("/proc/", 0) == 0; }
 
 /// Where writing `path` should land: `path` with every symbolic link followed (also a dangling one, whose
 /// target is then created), and whether it must be written in place rather than by temp-and-rename.
@@ -39,7 +36,7 @@ struct Target {
 Target resolve_target(const std::string& path) {
   fs::path p(path);
   for (int depth = 0; depth < kMaxLinkDepth; ++depth) {
-    if (is_special_tree(fs::absolute(p))) return Target{p, true};
+    if (is_proc_path(fs::absolute(p))) return Target{p, true};
     std::error_code ec;
     const fs::file_status link = fs::symlink_status(p, ec);
     if (ec || !fs::is_symlink(link)) break;
