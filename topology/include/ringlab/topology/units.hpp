@@ -6,7 +6,7 @@
 // Duration, Bandwidth * Duration gives Bytes, ...). Unit strings from files ("400Gbps", "50GB/s",
 // "1.5us", "256MiB") are parsed by parse_bytes / parse_bandwidth / parse_duration, which throw
 // UnitError on a missing or unknown unit or a value outside the accepted range (kMaxBytes,
-// kMinBandwidth..kMaxBandwidth, the clock's range).
+// kMinBandwidthBps..kMaxBandwidthBps, the clock's range).
 //
 // Limits: the clock holds up to 2^63-1 ps (about 106.75 days of simulated time) and byte counters up to
 // 2^63-1 bytes. Arithmetic on Duration and Bytes, and every conversion into them, is checked: a result
