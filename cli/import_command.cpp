@@ -36,6 +36,31 @@ std::optional<NodeLayout> read_layout(const ImportOptions& o) {
   return std::nullopt;
 }
 
+/// The files the import read, as the user named them: "topology.conf and topo-m.txt".
+std::string input_files(const ImportOptions& o) {
+  std::string out;
+  for (const std::string* f : {&o.slurm, &o.slurm_yaml, &o.ibnetdiscover, &o.nvidia_smi, &o.nccl_xml})
+    if (!f->empty()) out += (out.empty() ? "" : " and ") + *f;
+  return out;
+}
+
+/// The written scenario must load. The importers check their input line by line, so a problem left
+/// here is the importers' to catch; it is still reported against the user's files (not the JSON the
+/// import generates), with the element of the generated cluster it concerns.
+void check_loads(const ImportedCluster& imported, const ImportOptions& o) {
+  const nlohmann::json document{{"ringlab", kScenarioFormatVersion}, {"cluster", cluster_json(imported.cluster)}};
+  try {
+    scenario_from_json(document, "");
+  } catch (const InputError& e) {
+    std::vector<Problem> problems;
+    for (const Problem& p : e.problems())
+      problems.push_back(Problem{input_files(o), "",
+                                 "the cluster built from this input does not load (" + p.location + " of the "
+                                 "written scenario): " + p.message});
+    throw InputError(std::move(problems));
+  }
+}
+
 void run_import(const ImportOptions& o) {
   const auto tmpl = find_node_template(o.node_template);
   if (!tmpl)
@@ -46,8 +71,7 @@ void run_import(const ImportOptions& o) {
     throw InputError("", "", "nothing to import: expected --slurm, --slurm-yaml or --ibnetdiscover, and/or "
                              "--nvidia-smi or --nccl-xml");
   const ImportedCluster imported = combine(fabric ? &*fabric : nullptr, layout ? &*layout : nullptr, *tmpl);
-  const nlohmann::json document{{"ringlab", kScenarioFormatVersion}, {"cluster", cluster_json(imported.cluster)}};
-  scenario_from_json(document, "imported cluster");  // the written file must load: throws InputError if not
+  check_loads(imported, o);
   for (const std::string& a : imported.report.assumptions) std::cerr << "ringlab: assumed: " << a << '\n';
   for (const std::string& w : imported.report.warnings) std::cerr << "ringlab: warning: " << w << '\n';
   write_output(o.output, [&](std::ostream& out) { write_json(out, imported.cluster); });

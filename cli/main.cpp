@@ -9,6 +9,7 @@
 #include "manual.hpp"
 #include "names.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/units.hpp"
 
 using ringlab::cli::kExitBadInput;
 using ringlab::cli::kExitInternal;
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
     return e.code;
   } catch (const ringlab::InputError& e) {
     for (const ringlab::Problem& p : e.problems()) std::cerr << "ringlab: error: " << p.to_string() << '\n';
+    return kExitBadInput;
+  } catch (const ringlab::RangeError& e) {  // a quantity the inputs imply that the clock or counters cannot hold
+    std::cerr << "ringlab: error: " << e.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "ringlab: internal error: " << e.what() << '\n';

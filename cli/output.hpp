@@ -1,5 +1,5 @@
-// Output helpers for the command line: files are written to a temporary name and renamed into
-// place, so an error never leaves a half-written output file behind.
+// Output helpers for the command line: regular files are written to a temporary name and renamed
+// into place, so an error never leaves a half-written output file behind.
 #pragma once
 
 #include <functional>
@@ -10,10 +10,12 @@
 
 namespace ringlab::cli {
 
-/// Calls `write` with a stream; if `path` is empty or "-", that stream is standard output, otherwise
-/// a temporary file next to `path` that is renamed onto it once `write` returns (a device or pipe such as
-/// /dev/null is written in place). Throws
-/// InputError when the file cannot be created or written.
+/// Calls `write` with a stream; if `path` is empty or "-", that stream is standard output. Otherwise
+/// symbolic links in `path` are followed to the file they name (the links stay as they are); a regular
+/// or new file is written to a temporary file in its directory that is renamed onto it once `write`
+/// returns, and anything else (a pipe, a device, /dev/null, /dev/stdout and other links into /proc) is
+/// written in place, appending. Every output file of the command line goes through here. Throws InputError when
+/// the file cannot be created or written; a failed write leaves an existing file untouched.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 /// Loads the scenario at `path`, or the built-in default scenario when `path` is empty.

@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "names.hpp"
 #include "output.hpp"
+#include "validators.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/rank_order.hpp"
@@ -52,7 +53,7 @@ struct SimulateSettings {
   std::string engine = "ringlab";
   std::string simgrid_model = "pure";
   int channels = 1;
-  int ranks = 0;  // 0 = every GPU
+  int ranks = 0;  // 0: "ranks" absent, every GPU
   int root = 0;
   std::uint64_t seed = 0;
   bool no_compute = false;
@@ -152,7 +153,7 @@ void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
     r.field(section, key, *into);
   constexpr int kIntMax = std::numeric_limits<int>::max();
   r.field(section, "channels", s.channels, 0, kIntMax);
-  r.field(section, "ranks", s.ranks, 0, kIntMax);
+  r.field(section, "ranks", s.ranks, 1, kIntMax);  // absent: every GPU
   r.field(section, "root", s.root, 0, kIntMax);
   r.field(section, "seed", s.seed);
   bool compute = !s.no_compute;
@@ -288,7 +289,13 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
     simgrid = load_simgrid_engine(plan.simgrid_model);
     request.engine = simgrid.get();
   }
-  CollectiveOutcome outcome = run_collective(topology, request);
+  CollectiveOutcome outcome;
+  try {
+    outcome = run_collective(topology, request);
+  } catch (const RangeError& e) {
+    throw InputError(where, "/simulate/sizes",
+                     "size " + to_string(size) + ": " + e.what() + ": expected a smaller size or faster links");
+  }
   if (!outcome.applicable())
     throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);
   ReportRow row;
@@ -366,7 +373,7 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
     const bool last = i + 1 == plan.sizes.size();
     const bool listed = c.print_schedule && i == 0;
     SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
-    if (listed) run.schedule->print(std::cout, &scenario.cluster);
+    if (listed && run.schedule) run.schedule->print(std::cout, &scenario.cluster);
     run.row.result.key.scenario = digest_hex(scenario.document.dump());
     rows.push_back(std::move(run.row));
     if (last) last_schedule = std::move(run.schedule);
@@ -430,15 +437,18 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
     cmd->add_option_function<std::string>(flags, [c, key](const std::string& v) { c->overrides[key] = v; }, help)
         ->default_str(fallback);
   };
-  auto count = [&](const char* flags, const char* key, const char* help, const std::string& fallback) {
+  // `check` runs on the text before it is converted, so "-3" is refused instead of wrapping to 2^64-3.
+  auto count = [&](const char* flags, const char* key, const char* help, const CLI::Validator& check,
+                   const std::string& fallback) {
     cmd->add_option_function<std::uint64_t>(flags, [c, key](std::uint64_t v) { c->overrides[key] = v; }, help)
+        ->check(check)
         ->default_str(fallback);
   };
   text("-c,--collective", "collective", "allreduce, reducescatter, allgather, broadcast, reduce", d.collective);
   text("-a,--algo", "algorithm", "ring, tree, hierarchical, ring2d, halving_doubling, direct, reduce_broadcast, "
                                  "parameter_server, in_network, nccl, auto (the fastest that applies)", d.algorithm);
   text("-s,--sizes,--size", "sizes",
-       "message sizes: a number of bytes, or with a unit (B, KiB, MiB, GiB, TiB; K, M, G, T = KiB..TiB; "
+       "message sizes: a number of bytes, or with a unit (B, KiB, MiB, GiB, TiB, PiB; K, M, G, T = KiB..TiB; "
        "KB, MB, GB, TB = powers of 1000): MIN:MAX:xFACTOR (8:8G:x2), MIN:MAX:+STEP, or SIZE[,SIZE...]",
        d.sizes);
   text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8", d.dtype);
@@ -446,18 +456,18 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
   text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll", d.protocol);
   text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)",
        "nccl with --algo nccl, else pure");
-  count("--channels", "channels", "parallel rings/trees (a count)", std::to_string(d.channels));
+  count("--channels", "channels", "parallel rings/trees, 1 to 64", integer_between(1, 64), std::to_string(d.channels));
   text("--chunk", "chunk", "pipeline chunk size in bytes or with a unit, e.g. 512KiB (0 = no pipelining)", d.chunk);
-  count("--ranks", "ranks", "use the first N GPUs, or the N GPUs of --rank-order", "all");
+  count("--ranks", "ranks", "use the first N GPUs (N >= 1), or the N GPUs of --rank-order", integer_between(1), "all");
   cmd->add_option_function<std::string>(
       "--rank-order", [c](const std::string& v) { c->rank_order_file = v; },
       "rank order file: one GPU or host name per line (a hostfile works), or a plan JSON")
       ->default_str("declaration order");
-  count("--root", "root", "root rank for broadcast/reduce", std::to_string(d.root));
+  count("--root", "root", "root rank for broadcast/reduce", integer_between(0), std::to_string(d.root));
   text("--hierarchy", "hierarchy", "hierarchical: leader or rail", d.hierarchy);
   text("--inter", "inter", "hierarchical: ring or tree between nodes", d.inter);
   text("--ecmp", "ecmp", "ECMP policy: hash or first", d.ecmp);
-  count("--seed", "seed", "ECMP hash seed", std::to_string(d.seed));
+  count("--seed", "seed", "ECMP hash seed", integer_between(0), std::to_string(d.seed));
   text("--engine", "engine", "ringlab or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)", d.engine);
   text("--simgrid-model", "simgrid_model", "with --engine simgrid: pure (max-min, no correction factors) or default (LV08)",
        d.simgrid_model);
@@ -475,6 +485,8 @@ void run_schedule(const CommandLine& c) {
   const RunPlan plan = read_plan(scenario, c, problems);
   if (problems.empty() && plan.sizes.size() != 1)
     problems.add("/simulate/sizes", "a schedule is for one size; give one with --size");
+  if (problems.empty() && plan.sizes.front() == Bytes{})
+    problems.add("/simulate/sizes", "a 0-byte collective has no schedule: expected a size above 0");
   problems.throw_if_any();
   SizeRun run = run_size(scenario.cluster, plan, plan.sizes.front(), true, where);
   write_output(c.output, [&](std::ostream& out) { write_schedule_json(out, *run.schedule, &scenario.cluster); });

@@ -75,7 +75,7 @@ void run_export(const TopoOptions& o) {
     else if (o.format == "nccl-xml") write_nccl_xml(out, scenario.cluster, export_host(scenario.cluster, o.host));
     else if (o.format == "simgrid")
       write_simgrid(out, scenario.cluster, simgrid_endpoint_routes(scenario.cluster, Router(scenario.cluster)));
-    else write_json(out, scenario.cluster);
+    else write_scenario_json(out, scenario);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "names.hpp"
 #include "output.hpp"
+#include "validators.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/topology/error.hpp"
 
@@ -37,6 +38,9 @@ sim::TrainReport run(const Scenario& scenario) {
     return sim::run_training(job, scenario.cluster, scenario.name.empty() ? source_name(scenario) : scenario.name);
   } catch (const std::invalid_argument& e) {
     throw InputError(source_name(scenario), "/strategy/name", e.what());
+  } catch (const RangeError& e) {
+    throw InputError(source_name(scenario), "/workload",
+                     std::string(e.what()) + ": expected a smaller model or batch, or faster links and GPUs");
   }
 }
 
@@ -71,8 +75,9 @@ void add_train_command(CLI::App& app) {
         ->default_str(fallback);
   };
   auto count = [&](const char* flags, nlohmann::json CommandLine::*section, const char* key, const char* help,
-                   const std::string& fallback) {
+                   const CLI::Validator& check, const std::string& fallback) {
     cmd->add_option_function<int>(flags, [c, section, key](int v) { ((*c).*section)[key] = v; }, help)
+        ->check(check)
         ->default_str(fallback);
   };
   text("-m,--model", &CommandLine::workload, "model", "resnet50, bert-large, gpt2-1.5b, llama2-7b, llama2-70b", "resnet50");
@@ -84,9 +89,11 @@ void add_train_command(CLI::App& app) {
        "ring");
   text("--compression", &CommandLine::strategy, "compression", "gradient compression: none, fp8, int8, topk:RATIO",
        "none");
-  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)", "32");
-  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step", "1");
-  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs, or the N GPUs of --rank-order", "all");
+  count("-b,--batch", &CommandLine::train, "batch", "per-GPU micro-batch (samples)", integer_between(1), "32");
+  count("-k,--accumulation", &CommandLine::strategy, "accumulation", "micro-batches per optimizer step",
+        integer_between(1), "1");
+  count("--gpus", &CommandLine::train, "gpus", "use the first N GPUs (N >= 1), or the N GPUs of --rank-order",
+        integer_between(1), "all");
   // The section's "rank_order" string is a file relative to the scenario; the option's is relative to
   // the working directory, so it is made absolute.
   cmd->add_option_function<std::string>(
@@ -97,12 +104,14 @@ void add_train_command(CLI::App& app) {
                          "issue collectives only after backward");
   cmd->add_option_function<double>("--samples", [c](double v) { c->train["samples"] = v; },
                                    "samples to train (time to train; 0 = not asked)")
+      ->check(number_at_least(0))
       ->default_str("0");
   cmd->add_flag_callback("--async", [c] { c->strategy["async"] = true; },
                          "asynchronous parameter-server updates (tf_parameter_server)");
-  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP", "1");
+  count("--seed", &CommandLine::train, "seed", "seed of the straggler draws and ECMP", integer_between(0), "1");
   auto number = [&](const char* flags, const char* object, const char* key, const char* help, const std::string& fallback) {
     cmd->add_option_function<double>(flags, [c, object, key](double v) { c->train[object][key] = v; }, help)
+        ->check(number_at_least(0))  // the section's own ranges apply on top
         ->default_str(fallback);
   };
   auto duration = [&](const char* flags, const char* key, const char* help) {

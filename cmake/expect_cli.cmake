@@ -2,7 +2,8 @@
 # Usage: cmake -DCOMMAND="ringlab;args" -DRC=2 [-DSTDERR_MATCH=regex] [-DSTDOUT_MATCH=regex]
 #              [-DNO_FILE=path] [-DFILE_MATCH=path|regex] -DWORKDIR=dir -P expect_cli.cmake
 if(NO_FILE)
-  file(REMOVE ${NO_FILE} ${NO_FILE}.tmp)
+  file(GLOB stale_temps ${NO_FILE}.tmp*)
+  file(REMOVE ${NO_FILE} ${stale_temps})
 endif()
 execute_process(COMMAND ${COMMAND} WORKING_DIRECTORY ${WORKDIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -20,8 +21,11 @@ foreach(stream out err)
     endforeach()
   endif()
 endforeach()
-if(NO_FILE AND (EXISTS "${NO_FILE}" OR EXISTS "${NO_FILE}.tmp"))
-  string(APPEND problems "${NO_FILE} (or its .tmp) was left behind\n")
+if(NO_FILE)
+  file(GLOB left_temps ${NO_FILE}.tmp*)  # write_output's temporary files are <file>.tmp.<pid>
+  if(EXISTS "${NO_FILE}" OR left_temps)
+    string(APPEND problems "${NO_FILE} (or a temporary file of it) was left behind\n")
+  endif()
 endif()
 if(FILE_MATCH)
   list(GET FILE_MATCH 0 path)

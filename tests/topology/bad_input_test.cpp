@@ -428,3 +428,56 @@ TEST_CASE("hostile input does not crash the loader", "[scenario][bad-input]") {
   CHECK(problems_in(R"({"ringlab": 1, "cluster": {"generate": [1, null, "x"]}})").size() == 3);
   CHECK(problems_in(R"({"ringlab": 1, "cluster": {"links": [{}]}})").size() == 3);  // a, b and kind missing
 }
+
+TEST_CASE("a key given twice in one object names the JSON pointer and both places", "[scenario][bad-input]") {
+  const std::string text = "{\"ringlab\": 1,\n"
+                           " \"cluster\": {\"generate\": {\"nodes\": 2, \"node\": {\"template\": \"v100x4\"},\n"
+                           "   \"fabric\": {\"kind\": \"single_switch\"}, \"nodes\": 4}},\n"
+                           " \"simulate\": {\"sizes\": \"1MiB\",\n"
+                           "   // a comment with \"sizes\": is not a key\n"
+                           "   \"sizes\": \"2MiB\"}}\n";
+  const auto problems = problems_in(text);
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].location == "/cluster/generate/nodes");
+  CHECK(problems[0].message ==
+        "duplicate key \"nodes\" at line 3, column 41 (first at line 2, column 27): expected each key once per object");
+  CHECK(problems[1].location == "/simulate/sizes");
+  CHECK(problems[1].message ==
+        "duplicate key \"sizes\" at line 6, column 4 (first at line 4, column 15): expected each key once per object");
+}
+
+TEST_CASE("duplicate keys: escapes spell the same key; equal keys in different objects are fine",
+          "[scenario][bad-input]") {
+  Problem p = only_problem(R"({"ringlab": 1, "r\u0069nglab": 1, "cluster": {}})");
+  CHECK(p.location == "/ringlab");
+  CHECK_THAT(p.message, Catch::StartsWith("duplicate key \"ringlab\" at line 1, column 16 (first at line 1, column 2)"));
+  // Arrays count in the pointer; "name" in two list elements is not a duplicate.
+  p = only_problem(R"({"ringlab": 1, "cluster": {"hosts": [{"name": "a"}, {"name": "b", "name": "c"}]}})");
+  CHECK(p.location == "/cluster/hosts/1/name");
+  // Keys with '/' and '~' are escaped in the pointer (RFC 6901).
+  p = only_problem(R"({"ringlab": 1, "cluster": {}, "simulate": {"a/b~": 1, "a/b~": 2}})");
+  CHECK(p.location == "/simulate/a~1b~0");
+}
+
+TEST_CASE("every JSON file read through parse_json_text rejects duplicate keys", "[scenario][bad-input]") {
+  try {
+    parse_json_text("{\"schema\": \"ringlab.results\",\n \"schema\": \"x\"}", "r.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].to_string() ==
+          "r.json: /schema: duplicate key \"schema\" at line 2, column 2 (first at line 1, column 2): "
+          "expected each key once per object");
+  }
+  // Many keys in one object (the hash-map path) and a large file stay correct.
+  std::string big = "{";
+  for (int i = 0; i < 5000; ++i) big += "\"k" + std::to_string(i) + "\": [1, {\"x\": 2}],";
+  big += "\"k17\": 0}";
+  try {
+    parse_json_text(big, "big.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].location == "/k17");
+  }
+}

@@ -189,3 +189,19 @@ TEST_CASE("an import file that is not UTF-8 names the line of the first bad byte
   CHECK(first_problem([&] { read_import_file(path); }, path).location == "line 2");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("combine: a fabric of separate networks is an error at the line of each extra part", "[import][slurm][bad-input]") {
+  const std::string conf = "SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\nSwitchName=c Nodes=n5\n";
+  const Fabric f = parse_slurm_topology_conf(conf, "split.conf");
+  const auto problems = import_problems([&] { combine(&f, nullptr); }, "split.conf");
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].location == "line 2");
+  CHECK_THAT(problems[0].message,
+             Catch::StartsWith("switch b (hosts n3, n4) is not connected to switch a (hosts n1, n2) (line 1): "
+                               "the fabric is 3 separate networks"));
+  CHECK(problems[1].location == "line 3");
+  CHECK_THAT(problems[1].message, Catch::StartsWith("switch c (host n5) is not connected"));
+  // Joined by a switch above them, the same leaves import.
+  const Fabric joined = parse_slurm_topology_conf(conf + "SwitchName=top Switches=a,b,c\n", "joined.conf");
+  CHECK(combine(&joined, nullptr).cluster.gpus().size() == 5 * 8);
+}

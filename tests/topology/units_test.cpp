@@ -1,5 +1,7 @@
 // Unit types and unit-string parsing.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 
 #include "ringlab/topology/units.hpp"
 
@@ -54,4 +56,33 @@ TEST_CASE("formatting round-trips through the parsers", "[units]") {
   for (Bytes b : {256_MiB, 8_B, 3_GiB, Bytes{1000}}) CHECK(parse_bytes(to_string(b)) == b);
   for (Bandwidth bw : {400_Gbps, 25_Gbps, 50_GBps}) CHECK(parse_bandwidth(to_string(bw)).bits_per_second() == Approx(bw.bits_per_second()));
   for (Duration d : {1500_ns, 2_ms, 250_ps, 3_s}) CHECK(parse_duration(to_string(d)) == d);
+}
+
+TEST_CASE("limits: sizes to 1PiB, rates from 1bps to 1e18bps, the clock to 2^63-1 ps", "[units][bad-input]") {
+  CHECK(parse_bytes("1PiB") == Bytes{kMaxBytes});
+  CHECK(parse_bytes("0", true) == Bytes{});
+  CHECK_THROWS_WITH(parse_bytes("100000TiB", true), Catch::Contains("out of range: expected 0 to 1PiB"));
+  CHECK_THROWS_WITH(parse_bytes("2PiB"), Catch::Contains("out of range"));
+  CHECK(parse_bandwidth("1bps").bits_per_second() == 1.0);
+  CHECK_THROWS_WITH(parse_bandwidth("0.5bps"), Catch::Contains("out of range: expected 1bps to 1e18bps"));
+  CHECK_THROWS_WITH(parse_bandwidth("2e18bps"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(parse_duration("1e7s"), Catch::Contains("out of range: expected at most 2^63-1 ps"));
+  CHECK(parse_duration("9e6s") == 9000000_s);  // 104 days: inside the clock
+}
+
+TEST_CASE("time and byte arithmetic never wraps: it throws RangeError", "[units][bad-input]") {
+  const Bandwidth one_bps = Bandwidth::from_bits_per_second(1.0);
+  // 1 KiB at 1 bit/s is 8192 s: exact, far inside the clock.
+  CHECK((1_KiB / one_bps) == 8192_s);
+  // 1 GiB at 1 bit/s is 8.6e21 ps: past the clock, an error instead of a negative time.
+  CHECK_THROWS_AS(1_GiB / one_bps, RangeError);
+  CHECK_THROWS_WITH(1_GiB / one_bps, Catch::Contains("exceeds the clock's range"));
+  CHECK_THROWS_AS(Duration::max() + 1_ps, RangeError);
+  CHECK_THROWS_AS(Duration{-Duration::max().ps} - 2_ps, RangeError);
+  CHECK_THROWS_AS(Duration::from_seconds(1e8), RangeError);
+  CHECK_THROWS_AS(Duration::from_picoseconds(std::nan("")), RangeError);
+  CHECK_THROWS_AS(1_s * std::int64_t(10000000), RangeError);
+  CHECK_THROWS_AS(Bytes{kMaxBytes} * (std::int64_t(1) << 20), RangeError);
+  CHECK_THROWS_WITH(Bytes{INT64_MAX} + 1_B, Catch::Contains("counters' range"));
+  CHECK(Duration::max() - 1_ps == Duration{INT64_MAX - 1});
 }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "ringlab/topology/scenario.hpp"
 
@@ -72,6 +73,21 @@ nlohmann::ordered_json cluster_json(const Topology& t) {
 
 void write_json(std::ostream& out, const Topology& topology) {
   const nlohmann::ordered_json doc{{"ringlab", kScenarioFormatVersion}, {"cluster", cluster_json(topology)}};
+  out << doc.dump(kJsonIndent) << '\n';
+}
+
+void write_scenario_json(std::ostream& out, const Scenario& scenario) {
+  using Json = nlohmann::ordered_json;
+  Json doc{{"ringlab", kScenarioFormatVersion}};
+  if (!scenario.name.empty()) doc["name"] = scenario.name;
+  if (!scenario.description.empty()) doc["description"] = scenario.description;
+  doc["cluster"] = cluster_json(scenario.cluster);
+  const std::pair<const char*, const nlohmann::json*> sections[] = {{"workload", &scenario.workload},
+                                                                    {"strategy", &scenario.strategy},
+                                                                    {"train", &scenario.train},
+                                                                    {"simulate", &scenario.simulate}};
+  for (const auto& [key, section] : sections)
+    if (!section->empty()) doc[key] = Json::parse(section->dump());  // keys in the sorted order they were kept in
   out << doc.dump(kJsonIndent) << '\n';
 }
 

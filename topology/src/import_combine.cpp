@@ -26,6 +26,76 @@ bool is_network(LinkKind k) {
 
 Transport transport_of(LinkKind k) { return is_network(k) ? Transport::Rdma : Transport::None; }
 
+constexpr std::size_t kNamesShown = 4;  ///< names of a group listed in a problem before "and N more"
+
+/// "a, b, c, d and 3 more".
+std::string some_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kNamesShown) out += " and " + std::to_string(names.size() - kNamesShown) + " more";
+  return out;
+}
+
+/// One connected part of a fabric: its switches and hosts, and where the file first mentions it.
+struct FabricPart {
+  std::vector<std::string> switches, hosts;
+  std::string location;
+};
+
+/// The connected parts of a fabric (hosts and switches joined by its links), in file order of their
+/// first member. One part: every GPU of the imported cluster can reach every other.
+std::vector<FabricPart> fabric_parts(const Fabric& f) {
+  std::map<std::string, std::string> parent;  // union-find over "h:" host / "s:" switch keys
+  std::function<std::string(const std::string&)> root = [&](const std::string& k) -> std::string {
+    const std::string& p = parent.at(k);
+    return p == k ? k : parent[k] = root(p);
+  };
+  for (const std::string& h : f.hosts) parent["h:" + h] = "h:" + h;
+  for (const FabricSwitch& s : f.switches) parent["s:" + s.name] = "s:" + s.name;
+  auto key = [](const FabricPort& p) { return (p.host ? "h:" : "s:") + p.device; };
+  for (const FabricLink& l : f.links)
+    if (parent.count(key(l.a)) && parent.count(key(l.b))) parent[root(key(l.a))] = root(key(l.b));
+  std::vector<FabricPart> parts;
+  std::map<std::string, std::size_t> part_of_root;
+  auto part = [&](const std::string& k) -> FabricPart& {
+    const auto [it, fresh] = part_of_root.emplace(root(k), parts.size());
+    if (fresh) parts.emplace_back();
+    return parts[it->second];
+  };
+  for (const FabricSwitch& s : f.switches) {
+    FabricPart& p = part("s:" + s.name);
+    p.switches.push_back(s.name);
+    if (p.location.empty()) p.location = s.location;
+  }
+  for (const std::string& h : f.hosts) part("h:" + h).hosts.push_back(h);
+  for (const FabricLink& l : f.links)
+    if (parent.count(key(l.a)) && part(key(l.a)).location.empty()) part(key(l.a)).location = l.location;
+  return parts;
+}
+
+/// A fabric of separate networks is an input error (its GPUs could not reach each other): one problem
+/// per part after the first, at the line that defines it.
+void check_connected(const Fabric& f, ProblemList& problems) {
+  const std::vector<FabricPart> parts = fabric_parts(f);
+  if (parts.size() < 2) return;
+  auto describe = [](const FabricPart& p) {
+    auto noun = [](const std::vector<std::string>& names, const char* one, const char* many) {
+      return std::string(names.size() == 1 ? one : many) + " " + some_names(names);
+    };
+    if (p.switches.empty()) return noun(p.hosts, "host", "hosts");
+    std::string text = noun(p.switches, "switch", "switches");
+    if (!p.hosts.empty()) text += " (" + noun(p.hosts, "host", "hosts") + ")";
+    return text;
+  };
+  const FabricPart& first = parts.front();
+  for (std::size_t i = 1; i < parts.size(); ++i)
+    problems.add(parts[i].location,
+                 describe(parts[i]) + " is not connected to " + describe(first) +
+                     (first.location.empty() ? "" : " (" + first.location + ")") + ": the fabric is " +
+                     std::to_string(parts.size()) + " separate networks whose GPUs cannot reach each other; "
+                     "expected one connected network (e.g. a switch above the top-level switches)");
+}
+
 /// Copies the single host of `layout` into `out` as host `name`; returns the new ids of its devices.
 std::vector<DeviceId> stamp(Topology& out, const Topology& layout, const std::string& name) {
   const HostId host = out.add_host(name);
@@ -57,6 +127,8 @@ class Combiner {
   Combiner(const Fabric& f, const NodeLayout& layout) : f_(f), layout_(layout) {}
 
   ImportedCluster run() {
+    check_connected(f_, problems_);
+    problems_.throw_if_any();
     for (const std::string& h : f_.hosts) host_ids_[h] = stamp(out_.cluster, layout_.node, h);
     for (const FabricSwitch& s : f_.switches) {
       Device d;
@@ -239,7 +311,7 @@ class Combiner {
   const Fabric& f_;
   const NodeLayout& layout_;
   ImportedCluster out_;
-  ProblemList problems_{""};
+  ProblemList problems_{f_.file};
   std::map<std::string, std::vector<DeviceId>> host_ids_;
   std::map<std::string, DeviceId> switch_ids_;
   std::map<std::size_t, std::vector<std::size_t>> nics_of_;  // fabric link -> layout NICs

@@ -71,7 +71,6 @@ struct SlurmSwitch {
   std::vector<std::string> nodes;
   std::string location;  ///< "line 4", for problems
 };
-void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, ProblemList& problems,
-                    std::string_view format);
+void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, ProblemList& problems);
 
 }  // namespace ringlab::detail

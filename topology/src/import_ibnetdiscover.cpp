@@ -242,7 +242,7 @@ class IbParser {
       const double expected = std::min(max_rate.at(l.a), max_rate.at(l.b));
       check_rate(l, expected, majority);
       const auto [kind, bandwidth] = kind_of(l);
-      FabricLink fl{port_of(l.a), port_of(l.b), kind, bandwidth, 1};
+      FabricLink fl{port_of(l.a), port_of(l.b), kind, bandwidth, 1, detail::line_location(l.line)};
       if (!fl.a.host && !fl.b.host) {  // parallel switch cables: one bonded link
         const auto key = std::tuple{std::min(fl.a.device, fl.b.device), std::max(fl.a.device, fl.b.device), kind, l.gbps};
         if (auto it = bundles.find(key); it != bundles.end()) {
@@ -305,7 +305,8 @@ class IbParser {
       const std::string& name = names_.at(id);
       const auto it = distance.find(name);
       const int d = it == distance.end() ? 2 : it->second;
-      fabric_.switches.push_back(FabricSwitch{name, d == 0 ? DeviceKind::Leaf : d == 1 ? DeviceKind::Spine : DeviceKind::Core});
+      fabric_.switches.push_back(FabricSwitch{name, d == 0 ? DeviceKind::Leaf : d == 1 ? DeviceKind::Spine : DeviceKind::Core,
+                                              detail::line_location(n.line)});
     }
   }
 

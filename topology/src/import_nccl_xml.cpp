@@ -274,6 +274,7 @@ class XmlParser {
     std::vector<std::optional<DeviceId>> id(elements_.size());
     for (std::size_t g : gpus) id[g] = b.add_gpu(model);
     add_nvlinks(b, gpus, id, model, tmpl);
+    problems_.throw_if_any();
     for (std::size_t i = 0; i < elements_.size(); ++i)
       if (elements_[i].kind == Kind::Cpu) id[i] = b.add_cpu();
     for (std::size_t i = 0; i < elements_.size(); ++i)
@@ -313,6 +314,11 @@ class XmlParser {
         if (peer == gpu_by_bus.end()) {
           switch_targets.insert(target);
           to_switch[g] += count;
+          continue;
+        }
+        if (peer->second == g) {
+          problems_.add(detail::line_location(line), "<nvlink target=\"" + target +
+                                                         "\"> is the GPU's own bus id: expected another GPU or an NVSwitch");
           continue;
         }
         const auto key = std::minmax(g, peer->second);

@@ -130,7 +130,7 @@ class ConfParser {
     if (link_speeds_)
       fabric_.report.assumptions.push_back(fabric_.file + ": LinkSpeed= is in arbitrary units (Slurm does not use it): " +
                                            "ignored on " + std::to_string(link_speeds_) + " switch(es)");
-    detail::add_slurm_tree(fabric_, switches_, problems_, "topology.conf");
+    detail::add_slurm_tree(fabric_, switches_, problems_);
     problems_.throw_if_any();
     return std::move(fabric_);
   }
@@ -226,8 +226,7 @@ Fabric parse_slurm_topology_conf(std::string_view text, const std::string& file)
 
 namespace detail {
 
-void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, ProblemList& problems,
-                    std::string_view format) {
+void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, ProblemList& problems) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < switches.size(); ++i) {
     const auto [it, fresh] = index.emplace(switches[i].name, i);
@@ -267,7 +266,7 @@ void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, Pr
   for (std::size_t i = 0; i < switches.size(); ++i) {
     const int h = height[i];
     const DeviceKind kind = h == 1 ? DeviceKind::Leaf : h == 2 ? DeviceKind::Spine : DeviceKind::Core;
-    fabric.switches.push_back(FabricSwitch{switches[i].name, kind});
+    fabric.switches.push_back(FabricSwitch{switches[i].name, kind, switches[i].location});
   }
   for (const SlurmSwitch& sw : switches) {
     std::set<std::string> seen;
@@ -276,25 +275,17 @@ void add_slurm_tree(Fabric& fabric, const std::vector<SlurmSwitch>& switches, Pr
       if (index.count(node))
         problems.add(sw.location, "\"" + node + "\" is both a switch and a node: expected distinct names");
       if (hosts.insert(node).second) fabric.hosts.push_back(node);
-      fabric.links.push_back(FabricLink{FabricPort{node, true, ""}, FabricPort{sw.name, false, ""}});
+      fabric.links.push_back(FabricLink{FabricPort{node, true, ""}, FabricPort{sw.name, false, ""}, {}, {}, 1, sw.location});
     }
     for (const std::string& child : sw.switches)
       if (seen.insert(child).second)
-        fabric.links.push_back(FabricLink{FabricPort{child, false, ""}, FabricPort{sw.name, false, ""}});
+        fabric.links.push_back(
+            FabricLink{FabricPort{child, false, ""}, FabricPort{sw.name, false, ""}, {}, {}, 1, sw.location});
     if (sw.nodes.empty() && sw.switches.empty())
       fabric.report.warnings.push_back(fabric.file + ": " + sw.location + ": switch \"" + sw.name +
                                        "\" has no nodes and no child switches");
   }
-  std::vector<std::string> roots;
-  for (const SlurmSwitch& sw : switches)
-    if (!parented.count(sw.name)) roots.push_back(sw.name);
-  if (roots.size() > 1) {
-    std::string names;
-    for (const std::string& r : roots) names += (names.empty() ? "" : ", ") + r;
-    fabric.report.warnings.push_back(fabric.file + ": " + std::to_string(roots.size()) +
-                                     " top-level switches not joined by any switch (" + names + "): the " +
-                                     std::string(format) + " describes separate networks");
-  }
+  // Several top-level switches (separate networks) are reported by combine(), with their lines.
   if (fabric.hosts.empty()) problems.add("", "no Nodes= in any switch: expected at least one node under a switch");
 }
 

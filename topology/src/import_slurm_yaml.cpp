@@ -33,7 +33,7 @@ class YamlParser {
     problems_.throw_if_any();
     read_tree(chosen);
     problems_.throw_if_any();
-    detail::add_slurm_tree(fabric_, switches_, problems_, "topology.yaml");
+    detail::add_slurm_tree(fabric_, switches_, problems_);
     problems_.throw_if_any();
     return std::move(fabric_);
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ringlab/topology/error.hpp"
+#include "json_duplicate_keys.hpp"
 #include "scenario_cluster.hpp"
 #include "ringlab/topology/json_reader.hpp"
 
@@ -102,8 +103,10 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
 
 nlohmann::json parse_json_text(std::string_view json_text, const std::string& file_name) {
   try {
-    return nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/true,
-                                 /*ignore_comments=*/true);
+    nlohmann::json document = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr,
+                                                     /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    detail::check_duplicate_keys(json_text, file_name);
+    return document;
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file_name, line_and_column(json_text, e.byte), "malformed JSON: " + parse_error_reason(e));
   } catch (const nlohmann::json::out_of_range& e) {  // a number too large for a double, e.g. 1e400

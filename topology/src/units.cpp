@@ -37,7 +37,7 @@ const Suffix* find_suffix(const std::array<Suffix, N>& table, std::string_view u
 }
 
 constexpr double kKi = 1024.0;
-constexpr std::array<Suffix, 11> kByteUnits{{{"B", 1},
+constexpr std::array<Suffix, 12> kByteUnits{{{"B", 1},
                                              {"KB", 1e3},
                                              {"MB", 1e6},
                                              {"GB", 1e9},
@@ -47,7 +47,8 @@ constexpr std::array<Suffix, 11> kByteUnits{{{"B", 1},
                                              {"GiB", kKi * kKi * kKi},
                                              {"TiB", kKi * kKi * kKi * kKi},
                                              {"kB", 1e3},
-                                             {"PB", 1e15}}};
+                                             {"PB", 1e15},
+                                             {"PiB", kKi * kKi * kKi * kKi * kKi}}};
 // nccl-tests style size suffixes (-b 8 -e 128M): powers of 1024.
 constexpr std::array<Suffix, 4> kShortByteUnits{{{"K", kKi}, {"M", kKi * kKi}, {"G", kKi * kKi * kKi},
                                                  {"T", kKi * kKi * kKi * kKi}}};
@@ -85,10 +86,11 @@ Bytes parse_bytes(std::string_view text, bool allow_bare_number) {
   } else if (unit.empty()) {
     throw UnitError("missing unit in '" + std::string(trim(text)) + "': expected " + std::string(what));
   } else {
-    throw UnitError("unknown size unit '" + std::string(unit) + "': expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB");
+    throw UnitError("unknown size unit '" + std::string(unit) + "': expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB");
   }
   const double bytes = value * scale;
-  if (!(bytes >= 0) || bytes > 9.2e18) throw UnitError("size '" + std::string(trim(text)) + "' is out of range");
+  if (!(bytes >= 0) || bytes > double(kMaxBytes))
+    throw UnitError("size '" + std::string(trim(text)) + "' is out of range: expected 0 to 1PiB (2^50 bytes)");
   return Bytes{std::int64_t(std::llround(bytes))};
 }
 
@@ -101,7 +103,10 @@ Bandwidth parse_bandwidth(std::string_view text) {
   if (!s)
     throw UnitError("unknown bandwidth unit '" + std::string(unit) +
                     "': expected bits (bps, Mbps, Gbps, Gb/s, ...) or bytes (MB/s, GB/s, GiB/s, GBps, ...) per second");
-  return Bandwidth::from_bits_per_second(value * s->scale);
+  const double bps = value * s->scale;
+  if (bps > 0 && !(bps >= kMinBandwidthBps && bps <= kMaxBandwidthBps))
+    throw UnitError("bandwidth '" + std::string(trim(text)) + "' is out of range: expected 1bps to 1e18bps");
+  return Bandwidth::from_bits_per_second(bps);
 }
 
 Duration parse_duration(std::string_view text) {
@@ -114,7 +119,9 @@ Duration parse_duration(std::string_view text) {
   const Suffix* s = find_suffix(kTimeUnits, unit);
   if (!s) throw UnitError("unknown time unit '" + std::string(unit) + "': expected ps, ns, us, ms or s");
   const double ps = value * s->scale * 1e12;
-  if (!(ps >= -9.2e18 && ps <= 9.2e18)) throw UnitError("duration '" + std::string(trim(text)) + "' is out of range");
+  if (!(ps > -detail::kInt64Limit && ps < detail::kInt64Limit))
+    throw UnitError("duration '" + std::string(trim(text)) +
+                    "' is out of range: expected at most 2^63-1 ps (about 106 days) either way");
   return Duration{std::int64_t(std::llround(ps))};
 }
 

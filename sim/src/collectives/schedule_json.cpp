@@ -113,7 +113,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
     protocol = r.choice(*n, find_protocol, "simple, ll128 or ll");
   std::optional<std::int64_t> message;
   if (auto n = r.required(root, "message_bytes", "the per-rank buffer in bytes"))
-    message = r.integer(*n, 0, std::numeric_limits<std::int64_t>::max());
+    message = r.integer(*n, 0, kMaxBytes);  // the largest size a unit string may give (units.hpp)
   if (message && *message % payload.element_bytes() != 0)
     r.add("/message_bytes", "not a whole number of " + std::string(to_string(payload.dtype)) + " elements");
   std::optional<std::int64_t> ranks;
@@ -196,7 +196,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
     if (auto v = r.choice(f[Mode], find_recv_mode, "overwrite or reduce")) op.mode = *v;
     if (auto v = r.integer(f[First], 0, std::numeric_limits<std::int64_t>::max())) op.first = *v;
     if (auto v = r.integer(f[Count], 0, std::numeric_limits<std::int64_t>::max())) op.count = *v;
-    if (auto v = r.integer(f[ByteCount], 0, std::numeric_limits<std::int64_t>::max())) op.bytes = Bytes{*v};
+    if (auto v = r.integer(f[ByteCount], 0, kMaxBytes)) op.bytes = Bytes{*v};
     if (auto v = r.integer(f[Channel], 0, std::numeric_limits<std::uint16_t>::max())) op.channel = std::uint16_t(*v);
     if (auto v = r.integer(f[Step], 0, std::numeric_limits<std::uint32_t>::max())) op.step = std::uint32_t(*v);
     if (r.expect_array(f[Deps]))

@@ -6,7 +6,7 @@
 
 namespace ringlab::sim::detail {
 
-Duration scaled(Duration d, double factor) { return Duration{std::llround(double(d.picoseconds()) * factor)}; }
+Duration scaled(Duration d, double factor) { return Duration::from_picoseconds(double(d.picoseconds()) * factor); }
 
 LocalRates local_rates(const Calibration& cal, const Device& device) {
   if (device.kind == DeviceKind::Gpu)

@@ -313,7 +313,7 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
   if (left <= kResidueBytes) return now;
   assert(flows_[id].rate > 0);
   const double ticks = left / flows_[id].rate;
-  return now + Duration{std::int64_t(std::ceil(ticks * (1.0 - kRelativeTimeTolerance)))};
+  return now + Duration::from_picoseconds(std::ceil(ticks * (1.0 - kRelativeTimeTolerance)));  // checked
 }
 
 double FlowNetwork::load(DirectionId c) const {

@@ -124,15 +124,39 @@ CollectiveOutcome run_auto(const Topology& topology, const CollectiveRequest& re
   return best;
 }
 
+/// A 0-byte collective (nccl-tests' size-0 row): nothing moves, it takes no time, and there is no
+/// schedule to keep.
+CollectiveOutcome empty_outcome(const CollectiveRequest& request, const CollectiveSpec& spec) {
+  CollectiveOutcome out;
+  out.algorithm = spec.algorithm;
+  out.protocol = request.options.protocol;
+  out.channels = spec.channels;
+  out.chunk = spec.chunk;
+  Result result;
+  result.source.engine = "ringlab-flow " RINGLAB_VERSION;
+  result.collective = spec.collective;
+  result.algorithm = request.choice == AlgorithmChoice::Auto ? "auto" : std::string(to_string(spec.algorithm));
+  result.ranks = int(request.order.ranks.size());
+  if (request.options.record_rank_finish) result.rank_finish.assign(request.order.ranks.size(), Duration{});
+  out.result = std::move(result);
+  return out;
+}
+
 }  // namespace
 
 Bytes whole_elements(Bytes size, const Payload& payload) {
   const std::int64_t e = payload.element_bytes();
+  if (size.count() <= 0) return Bytes{};
   return Bytes{std::max<std::int64_t>(1, size.count() / e) * e};
 }
 
 CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request) {
   const CollectiveSpec spec = base_spec(request, whole_elements(request.message, request.payload));
+  if (spec.message == Bytes{}) {
+    CollectiveOutcome out = empty_outcome(request, spec);
+    fill_key(topology, request, out);
+    return out;
+  }
   CollectiveOutcome out = request.choice == AlgorithmChoice::Auto ? run_auto(topology, request, spec)
                           : spec.algorithm == Algorithm::Nccl     ? run_nccl(topology, request, spec)
                                                                   : run_spec(topology, request, spec, request.options);

@@ -533,7 +533,7 @@ Result Run<Dag>::collect() const {
     if (bytes <= 0) continue;
     DirectionStats stats;
     stats.direction = c;
-    stats.bytes = Bytes{std::llround(bytes)};
+    stats.bytes = Bytes::from_double(bytes);
     stats.busy = network_.direction_busy(c, finish_);
     const double capacity_bytes = network_.capacity(c) * double(finish);
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, bytes / capacity_bytes) : 0.0;

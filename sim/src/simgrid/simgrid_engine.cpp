@@ -44,7 +44,6 @@ namespace {
 namespace s4u = simgrid::s4u;
 using simgrid::kernel::timer::Timer;
 
-constexpr double kPicosecondsPerSecond = 1e12;
 constexpr const char* kUpSuffix = "_UP";      ///< SimGrid's name of a SPLITDUPLEX link's a->b half
 constexpr const char* kDownSuffix = "_DOWN";  ///< ... and of its b->a half
 
@@ -60,7 +59,7 @@ std::vector<std::string> simgrid_arguments(SimgridModel model) {
   return args;
 }
 
-std::int64_t now_ps() { return std::llround(s4u::Engine::get_clock() * kPicosecondsPerSecond); }
+std::int64_t now_ps() { return Duration::from_seconds(s4u::Engine::get_clock()).picoseconds(); }
 
 // ---- Result transport over the pipe ---------------------------------------------------------------
 
@@ -445,7 +444,7 @@ Result Run::collect() const {
     const double capacity_bytes = link.bandwidth.bytes_per_second() * factor * Duration{finish}.seconds();
     DirectionStats stats;
     stats.direction = c;
-    stats.bytes = Bytes{std::llround(direction_bytes_[c])};
+    stats.bytes = Bytes::from_double(direction_bytes_[c]);
     stats.busy = Duration{direction_busy_[c]};
     stats.utilisation = capacity_bytes > 0 ? std::min(1.0, direction_bytes_[c] / capacity_bytes) : 0.0;
     result.directions.push_back(stats);

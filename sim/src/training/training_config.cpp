@@ -2,11 +2,11 @@
 // problem with its JSON path (format: docs/scenario-format.md, section "Training").
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/json_reader.hpp"
+#include "ringlab/topology/scenario.hpp"
 #include "ringlab/topology/suggest.hpp"
 #include "training/training_plan.hpp"
 
@@ -196,14 +196,12 @@ ComputeCalibration read_calibration(JsonReader& r, const JsonNode& t, const std:
   if (name.empty()) return c;
   std::filesystem::path path(name);
   if (path.is_relative() && !scenario_file.empty()) path = std::filesystem::path(scenario_file).parent_path() / path;
-  std::ifstream in(path);
   ProblemList problems(path.string());
   Json doc;
   try {
-    if (!in) throw std::runtime_error("cannot read the file");
-    doc = Json::parse(in);
-  } catch (const std::exception& e) {
-    r.add(child_path(t.path, "compute_calibration"), "calibration file " + path.string() + ": " + e.what());
+    doc = read_json_file(path.string(), "calibration file");  // rejects malformed JSON and duplicate keys
+  } catch (const InputError& e) {
+    r.add(child_path(t.path, "compute_calibration"), std::string("calibration file: ") + e.what());
     return c;
   }
   if (!doc.is_object()) problems.add("", "expected an object keyed by GPU name");
@@ -231,7 +229,7 @@ void read_train(JsonReader& r, const JsonNode& t, const Scenario& scenario, Trai
   r.field(t, "samples", job.samples, 0, 1e18, "a sample count");
   int gpus = 0;
   const std::vector<DeviceId> all = scenario.cluster.gpus();
-  r.field(t, "gpus", gpus, 0, int(all.size()));
+  r.field(t, "gpus", gpus, 1, std::max(1, int(all.size())));  // absent: every GPU
   job.order = declaration_order(scenario.cluster, gpus);
   if (const auto order = r.member(t, "rank_order")) {
     if (auto read = read_rank_order(scenario.cluster, r, *order, gpus, scenario.file)) job.order = std::move(*read);

@@ -86,11 +86,13 @@ struct CollectiveOutcome {
 };
 
 /// Times one collective. Precondition: request.order names distinct GPUs of `topology`.
-/// Throws only for bugs and for cancellation (Cancelled, when request.options.cancel is set).
+/// Throws only for bugs, for cancellation (Cancelled, when request.options.cancel is set) and RangeError
+/// when the simulated time or a byte counter would leave its range (units.hpp).
 /// Deterministic: the same request gives the same outcome.
 CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request);
 
-/// nccl-tests rounds a size down to whole elements (at least one); so does run_collective.
+/// nccl-tests rounds a size down to whole elements (at least one for a positive size); so does
+/// run_collective. A size of 0 stays 0: run_collective then reports time 0 and keeps no schedule.
 Bytes whole_elements(Bytes size, const Payload& payload);
 
 }  // namespace ringlab::sim

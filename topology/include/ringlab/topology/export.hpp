@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ringlab/topology/routing.hpp"
+#include "ringlab/topology/scenario.hpp"
 #include "ringlab/topology/topology.hpp"
 
 namespace ringlab {
@@ -80,9 +81,16 @@ nlohmann::ordered_json cluster_json(const Topology& topology);
 /// Precondition: `host` is a host of `topology`. Deterministic.
 void write_nccl_xml(std::ostream& out, const Topology& topology, HostId host);
 
-/// A whole scenario document: {"ringlab": <format version>, "cluster": cluster_json(topology)},
+/// A cluster-only scenario document: {"ringlab": <format version>, "cluster": cluster_json(topology)},
 /// indented by two spaces, ending in a newline.
 void write_json(std::ostream& out, const Topology& topology);
+
+/// A whole scenario (`topo export -f json`): "ringlab", "name" and "description" (when set), "cluster" as
+/// cluster_json(), then "workload", "strategy", "train" and "simulate" as they were read (when not
+/// empty; keys in sorted order). load_scenario() of the output gives the same Topology and settings, and
+/// exporting that again gives the same bytes. File names inside the sections (a "rank_order" file, a
+/// "compute_calibration" file) are written as given: relative to the scenario's directory.
+void write_scenario_json(std::ostream& out, const Scenario& scenario);
 
 /// One explicit route of a SimGrid platform: the link directions from src to dst, in order.
 struct SimgridRoute {

@@ -46,6 +46,7 @@ struct FabricPort {
 struct FabricSwitch {
   std::string name;
   DeviceKind kind = DeviceKind::Leaf;  ///< leaf, spine or core, from the switch's height in the tree
+  std::string location;                ///< where the file defines it ("line 4"); "" when unknown
 };
 
 struct FabricLink {
@@ -56,6 +57,7 @@ struct FabricLink {
   /// Bandwidth per direction when it differs from the kind's default (a link that trained down).
   std::optional<Bandwidth> bandwidth;
   int lanes = 1;  ///< ports bonded (parallel cables between the same two ends)
+  std::string location;  ///< where the file gives it ("line 12"); "" when unknown
 };
 
 /// Hosts, switches and links of a network, in file order.
@@ -106,8 +108,9 @@ NodeLayout template_layout(NodeTemplate t, const std::string& host = "node0");
 
 /// The cluster from a fabric and/or a node layout (at least one). Without a layout, `node_template`
 /// builds one. Fabric hosts are added in fabric order, each with the layout's devices and links, then
-/// the switches, then the fabric links. Throws InputError when they do not fit together (a fabric host
-/// whose HCAs cannot be matched to any NIC, ...).
+/// the switches, then the fabric links. Throws InputError naming the fabric's file and line when they
+/// do not fit together: a fabric of separate networks (GPUs that could not reach each other), a fabric
+/// host whose HCAs cannot be matched to any NIC, ...
 struct ImportedCluster {
   Topology cluster;
   ImportReport report;

@@ -43,7 +43,9 @@ Scenario parse_scenario(std::string_view json_text, const std::string& file_name
 Scenario scenario_from_json(const nlohmann::json& document, const std::string& file_name);
 
 /// Parses JSON text as scenario files are parsed (`//` and `/* */` comments allowed) without checking
-/// what it holds. A syntax error throws InputError naming `file_name` and the line and column.
+/// what it holds. A syntax error throws InputError naming `file_name` and the line and column; so does a
+/// key given twice in one object (naming its JSON pointer and both places), which nlohmann::json would
+/// otherwise resolve silently by keeping the last.
 nlohmann::json parse_json_text(std::string_view json_text, const std::string& file_name);
 
 /// Reads and parses the JSON file at `path` like parse_json_text(). A missing or unreadable file throws

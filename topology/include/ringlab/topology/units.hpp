@@ -5,7 +5,12 @@
 // so bits and bytes never share a name. Only meaningful operators exist (Bytes / Bandwidth gives a
 // Duration, Bandwidth * Duration gives Bytes, ...). Unit strings from files ("400Gbps", "50GB/s",
 // "1.5us", "256MiB") are parsed by parse_bytes / parse_bandwidth / parse_duration, which throw
-// UnitError on a missing or unknown unit.
+// UnitError on a missing or unknown unit or a value outside the accepted range (kMaxBytes,
+// kMinBandwidthBps..kMaxBandwidthBps, the clock's range).
+//
+// Limits: the clock holds up to 2^63-1 ps (about 106.75 days of simulated time) and byte counters up to
+// 2^63-1 bytes. Arithmetic on Duration and Bytes, and every conversion into them, is checked: a result
+// outside that range throws RangeError instead of wrapping, so no run ever reports a wrapped number.
 #pragma once
 
 #include <cmath>
@@ -17,6 +22,46 @@
 
 namespace ringlab {
 
+/// A quantity outside what the clock or a byte counter holds (a simulated time past 2^63-1 ps, a byte
+/// count past 2^63-1). Commands turn it into an input error naming the setting that caused it.
+class RangeError : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+namespace detail {
+/// 2^63 as a double: doubles strictly inside (-2^63, 2^63) round to an int64_t.
+inline constexpr double kInt64Limit = 9223372036854775808.0;
+[[noreturn]] inline void throw_range(const char* what) { throw RangeError(what); }
+constexpr std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw_range(what);
+  return r;
+}
+constexpr std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) throw_range(what);
+  return r;
+}
+constexpr std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw_range(what);
+  return r;
+}
+/// `v` rounded to the nearest integer; RangeError when it does not fit an int64_t (or is NaN).
+constexpr std::int64_t checked_round(double v, const char* what) {
+  if (!(v > -kInt64Limit && v < kInt64Limit)) throw_range(what);
+  return std::llround(v);
+}
+inline constexpr const char* kClockRange =
+    "simulated time exceeds the clock's range (2^63-1 ps, about 106 days)";
+inline constexpr const char* kByteRange = "byte count exceeds the counters' range (2^63-1 bytes)";
+}  // namespace detail
+
+/// Largest byte size a unit string may give (1 PiB = 2^50 bytes): sums over many steps and ranks of a
+/// message this size still fit the byte counters.
+inline constexpr std::int64_t kMaxBytes = std::int64_t(1) << 50;
+
 /// A byte count (message sizes, buffer offsets). Signed so that differences are safe.
 struct Bytes {
   std::int64_t value = 0;
@@ -24,12 +69,14 @@ struct Bytes {
   constexpr explicit Bytes(std::int64_t v) : value(v) {}
   constexpr std::int64_t count() const { return value; }
   constexpr auto operator<=>(const Bytes&) const = default;
-  constexpr Bytes& operator+=(Bytes o) { value += o.value; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { value -= o.value; return *this; }
-  friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes{a.value + b.value}; }
-  friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes{a.value - b.value}; }
-  friend constexpr Bytes operator*(Bytes a, std::int64_t k) { return Bytes{a.value * k}; }
-  friend constexpr Bytes operator*(std::int64_t k, Bytes a) { return Bytes{a.value * k}; }
+  /// `v` bytes rounded to the nearest byte. Throws RangeError outside the counters' range.
+  static constexpr Bytes from_double(double v) { return Bytes{detail::checked_round(v, detail::kByteRange)}; }
+  constexpr Bytes& operator+=(Bytes o) { return *this = *this + o; }
+  constexpr Bytes& operator-=(Bytes o) { return *this = *this - o; }
+  friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes{detail::checked_add(a.value, b.value, detail::kByteRange)}; }
+  friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes{detail::checked_sub(a.value, b.value, detail::kByteRange)}; }
+  friend constexpr Bytes operator*(Bytes a, std::int64_t k) { return Bytes{detail::checked_mul(a.value, k, detail::kByteRange)}; }
+  friend constexpr Bytes operator*(std::int64_t k, Bytes a) { return a * k; }
   /// Integer division (floor); use for splitting a buffer into equal parts.
   friend constexpr Bytes operator/(Bytes a, std::int64_t k) { return Bytes{a.value / k}; }
   friend constexpr double operator/(Bytes a, Bytes b) { return double(a.value) / double(b.value); }
@@ -41,23 +88,32 @@ struct Duration {
   std::int64_t ps = 0;
   constexpr Duration() = default;
   constexpr explicit Duration(std::int64_t picoseconds) : ps(picoseconds) {}
-  static constexpr Duration from_seconds(double s) { return Duration{std::int64_t(std::llround(s * 1e12))}; }
-  static constexpr Duration from_ns(double ns) { return Duration{std::int64_t(std::llround(ns * 1e3))}; }
-  static constexpr Duration from_us(double us) { return Duration{std::int64_t(std::llround(us * 1e6))}; }
+  /// Conversions from a real number, rounded to the nearest picosecond. Throw RangeError outside the
+  /// clock's range.
+  static constexpr Duration from_picoseconds(double ps) { return Duration{detail::checked_round(ps, detail::kClockRange)}; }
+  static constexpr Duration from_seconds(double s) { return from_picoseconds(s * 1e12); }
+  static constexpr Duration from_ns(double ns) { return from_picoseconds(ns * 1e3); }
+  static constexpr Duration from_us(double us) { return from_picoseconds(us * 1e6); }
   static constexpr Duration max() { return Duration{INT64_MAX}; }
   constexpr std::int64_t picoseconds() const { return ps; }
   constexpr double seconds() const { return double(ps) * 1e-12; }
   constexpr double microseconds() const { return double(ps) * 1e-6; }
   constexpr double nanoseconds() const { return double(ps) * 1e-3; }
   constexpr auto operator<=>(const Duration&) const = default;
-  constexpr Duration& operator+=(Duration o) { ps += o.ps; return *this; }
-  constexpr Duration& operator-=(Duration o) { ps -= o.ps; return *this; }
-  friend constexpr Duration operator+(Duration a, Duration b) { return Duration{a.ps + b.ps}; }
-  friend constexpr Duration operator-(Duration a, Duration b) { return Duration{a.ps - b.ps}; }
-  friend constexpr Duration operator*(Duration a, std::int64_t k) { return Duration{a.ps * k}; }
-  friend constexpr Duration operator*(std::int64_t k, Duration a) { return Duration{a.ps * k}; }
+  /// Checked: a result outside the clock's range throws RangeError.
+  constexpr Duration& operator+=(Duration o) { return *this = *this + o; }
+  constexpr Duration& operator-=(Duration o) { return *this = *this - o; }
+  friend constexpr Duration operator+(Duration a, Duration b) { return Duration{detail::checked_add(a.ps, b.ps, detail::kClockRange)}; }
+  friend constexpr Duration operator-(Duration a, Duration b) { return Duration{detail::checked_sub(a.ps, b.ps, detail::kClockRange)}; }
+  friend constexpr Duration operator*(Duration a, std::int64_t k) { return Duration{detail::checked_mul(a.ps, k, detail::kClockRange)}; }
+  friend constexpr Duration operator*(std::int64_t k, Duration a) { return a * k; }
   friend constexpr double operator/(Duration a, Duration b) { return double(a.ps) / double(b.ps); }
 };
+
+/// Slowest and fastest link rate a unit string may give, in bits per second: 1 bit/s to 1 Ebit/s.
+/// (A transfer at 1 bit/s that would outlast the clock is reported as a RangeError, not wrapped.)
+inline constexpr double kMinBandwidthBps = 1.0;
+inline constexpr double kMaxBandwidthBps = 1e18;
 
 /// A data rate, stored in bits per second. Construct with from_bits_per_second /
 /// from_bytes_per_second or the literals below; read with the accessor of the unit you need.
@@ -86,12 +142,15 @@ class Bandwidth {
 };
 
 /// Time to move `b` bytes at rate `bw`, rounded to the nearest picosecond. Precondition: bw > 0.
+/// Throws RangeError when the time exceeds the clock's range.
 constexpr Duration operator/(Bytes b, Bandwidth bw) {
-  return Duration{std::int64_t(std::llround(double(b.value) * 8.0 / bw.bits_per_second() * 1e12))};
+  return Duration::from_picoseconds(double(b.value) * 8.0 / bw.bits_per_second() * 1e12);
 }
-/// Bytes moved at rate `bw` during `d` (fractional bytes are truncated).
+/// Bytes moved at rate `bw` during `d` (fractional bytes are truncated). Throws RangeError when the
+/// count exceeds the counters' range.
 constexpr Bytes operator*(Bandwidth bw, Duration d) {
-  return Bytes{std::int64_t(bw.bytes_per_second() * d.seconds())};
+  const double bytes = std::trunc(bw.bytes_per_second() * d.seconds());
+  return Bytes::from_double(bytes);
 }
 
 /// Thrown by the parsers below; the message says what was expected. Callers that know the file and
@@ -101,15 +160,17 @@ class UnitError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Parses a byte count: "256MiB", "1.5GB", "1e9B", "64 KiB", "8". A bare number is accepted only when
+/// Parses a byte count from 0 to kMaxBytes: "256MiB", "1.5GB", "1e9B", "64 KiB", "8". A bare number is accepted only when
 /// allow_bare_number is set (command-line sizes such as "--sizes 8:8G"); SI prefixes are powers of
 /// 1000, IEC prefixes (KiB, MiB, GiB, TiB) powers of 1024. Single-letter suffixes K/M/G/T are
 /// accepted only with allow_bare_number and mean powers of 1024, as nccl-tests' -b/-e do.
 Bytes parse_bytes(std::string_view text, bool allow_bare_number = false);
 /// Parses a rate: "400Gbps", "400 Gb/s", "50GB/s", "25 GiB/s", "125MBps". Lower-case b is bits,
-/// upper-case B is bytes. A missing unit is an error.
+/// upper-case B is bytes. A missing unit is an error, and so is a positive rate outside
+/// kMinBandwidthBps..kMaxBandwidthBps (zero and negative rates are returned for the caller to reject).
 Bandwidth parse_bandwidth(std::string_view text);
-/// Parses a duration: "1.5us", "700ns", "2 ms", "0.1s", "250ps", "0" (zero needs no unit).
+/// Parses a duration: "1.5us", "700ns", "2 ms", "0.1s", "250ps", "0" (zero needs no unit). A value
+/// outside the clock's range (about +-106 days) is an error.
 Duration parse_duration(std::string_view text);
 
 /// Formats for humans and files; the output parses back with the parsers above.
