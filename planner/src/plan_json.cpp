@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxPort = 65535;
-constexpr int kMaxRanks = 1 << 24;
+constexpr int kMaxCount = 1 << 24;  // bound of ranks, local indices and batch counts
 
 json nic_json(int nic) { return nic < 0 ? json(nullptr) : json(nic); }
 
@@ -53,7 +53,7 @@ std::set<int> host_nics(const Topology& topology, HostId host) {
 
 std::optional<int> read_nic(JsonReader& r, const JsonNode& node, const std::set<int>& nics) {
   if (node->is_null()) return -1;
-  const auto value = r.integer(node, 0, kMaxRanks);
+  const auto value = r.integer(node, 0, kMaxCount);
   if (!value) return std::nullopt;
   if (!nics.count(int(*value))) {
     r.add(node.path, "the host has no NIC with local index " + std::to_string(*value) + " (it has " +
@@ -99,9 +99,9 @@ std::optional<BatchPlan> read_batch(JsonReader& r, const JsonNode& node) {
   if (!r.expect_object(node)) return std::nullopt;
   r.check_keys(node, {"micro_batch", "rank_micro_batch", "accumulation", "global_batch", "lr_scaling"});
   BatchPlan b;
-  r.field(node, "micro_batch", b.micro_batch, 1, kMaxRanks);
-  if (const auto n = r.member(node, "rank_micro_batch")) b.rank_micro_batch = read_int_array(r, *n, 1, kMaxRanks);
-  r.field(node, "accumulation", b.accumulation, 1, kMaxRanks);
+  r.field(node, "micro_batch", b.micro_batch, 1, kMaxCount);
+  if (const auto n = r.member(node, "rank_micro_batch")) b.rank_micro_batch = read_int_array(r, *n, 1, kMaxCount);
+  r.field(node, "accumulation", b.accumulation, 1, kMaxCount);
   if (const auto n = r.member(node, "global_batch"))
     if (const auto v = r.integer(*n, 0, std::int64_t(1) << 50)) b.global_batch = *v;
   r.field(node, "lr_scaling", b.lr_scaling);
@@ -125,13 +125,13 @@ std::optional<HostPlan> read_host(const Topology& topology, JsonReader& r, const
     }
   }
   if (const auto n = r.required(node, "first_rank", "the global rank of the host's local rank 0")) {
-    if (const auto v = r.integer(*n, 0, kMaxRanks); v && *v != next_rank)
+    if (const auto v = r.integer(*n, 0, kMaxCount); v && *v != next_rank)
       r.add(n->path, "first_rank " + std::to_string(*v) + " leaves a gap or overlap: expected " +
                          std::to_string(next_rank) + " (the ranks of the hosts before it)");
     h.first_rank = next_rank;
   }
   if (const auto n = r.required(node, "gpus", "the GPU local index of each local rank")) {
-    h.gpus = read_int_array(r, *n, 0, kMaxRanks);
+    h.gpus = read_int_array(r, *n, 0, kMaxCount);
     if (h.gpus.empty() && r.problem_count() == before) r.add(n->path, "a host of the plan runs at least one rank");
     for (std::size_t i = 0; i < h.gpus.size() && host && r.problem_count() == before; ++i) {
       const int rank = next_rank + int(i);
@@ -158,7 +158,7 @@ std::optional<HostPlan> read_host(const Topology& topology, JsonReader& r, const
       r.check_keys(c, {"local_ranks", "nic_in", "nic_out"});
       HostChannel hc;
       if (const auto lr = r.required(c, "local_ranks", "a permutation of the host's local ranks")) {
-        hc.local_ranks = read_int_array(r, *lr, 0, kMaxRanks);
+        hc.local_ranks = read_int_array(r, *lr, 0, kMaxCount);
         std::vector<int> sorted = hc.local_ranks;
         std::sort(sorted.begin(), sorted.end());
         bool permutation = sorted.size() == h.gpus.size();
@@ -237,14 +237,18 @@ Plan plan_from_json(const Topology& topology, const json& document, const std::s
   problems.throw_if_any();  // the rest means nothing under another schema
 
   Plan plan;
+  if (const auto n = r.required(root, "rank_order", "the rank order (GPU names, or {\"ranks\", \"channel_rings\"})")) {
+    if (auto order = sim::read_rank_order(topology, r, *n, order_length(**n))) plan.order = std::move(*order);
+    plan.order.source = file;
+  }
+  if (const auto n = r.required(root, "channels", "the channel count"))
+    if (auto c = r.integer(*n, 1, kMaxCount)) plan.channels = int(*c);
+  // Hosts are read against the order and the channel count: only when both are sound.
+  const bool order_read = problems.empty();
   if (const auto s = r.required(root, "scenario", "{\"name\", \"digest\"}"); s && r.expect_object(*s)) {
     r.check_keys(*s, {"name", "digest"});
     r.field(*s, "name", plan.scenario);
     r.field(*s, "digest", plan.scenario_digest);
-  }
-  if (const auto n = r.required(root, "rank_order", "the rank order (GPU names, or {\"ranks\", \"channel_rings\"})")) {
-    if (auto order = sim::read_rank_order(topology, r, *n, order_length(**n))) plan.order = std::move(*order);
-    plan.order.source = file;
   }
   if (const auto n = r.required(root, "collective", "a collective name such as \"allreduce\""))
     if (auto c = r.choice(*n, [](const std::string& s) { return sim::find_collective(s); }, "a collective name"))
@@ -254,8 +258,6 @@ Plan plan_from_json(const Topology& topology, const json& document, const std::s
   if (const auto n = r.required(root, "algorithm", "the algorithm name")) {
     if (auto a = r.string(*n)) plan.algorithm = *a;
   }
-  if (const auto n = r.required(root, "channels", "the channel count"))
-    if (auto c = r.integer(*n, 1, kMaxRanks)) plan.channels = int(*c);
   if (const auto n = r.required(root, "nccl_env", "{\"system\": [...], \"debug\": [...]}"); n && r.expect_object(*n)) {
     r.check_keys(*n, {"system", "debug"});
     for (const bool debug : {false, true})
@@ -272,9 +274,8 @@ Plan plan_from_json(const Topology& topology, const json& document, const std::s
   if (const auto n = r.member(root, "report")) {
     if (r.expect_object(*n)) plan.report = **n;
   }
-  // Hosts are checked against the order, so only once the order has been read.
   const std::size_t before_hosts = problems.size();
-  if (problems.size() == 0) {
+  if (order_read) {
     if (const auto n = r.required(root, "hosts", "one object per host, in node order"); n && r.expect_array(*n)) {
       int next_rank = 0;
       std::set<std::string> seen;

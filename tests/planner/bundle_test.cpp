@@ -16,6 +16,7 @@
 
 #include "plan_fixture.hpp"
 #include "ringlab/planner/bundle.hpp"
+#include "ringlab/sim/rank_order.hpp"
 
 using namespace ringlab;
 namespace fs = std::filesystem;
@@ -215,6 +216,15 @@ TEST_CASE("bundle: written bundle checks clean; each corrupted file is reported 
   for (const auto& e : fs::recursive_directory_iterator(dir.path))
     CHECK(e.path().extension() != ".tmp");
 
+  // ringlab's own --rank-order reader takes the host lists as the launchers do: same host per rank.
+  for (const char* file : {"hostfile", "machinefile", "slurm.hosts"}) {
+    const sim::RankOrder order = sim::load_rank_order(t, (dir.path / file).string(), 16);
+    for (int r = 0; r < 16; ++r) {
+      INFO(file << " rank " << r);
+      CHECK(t.device(order.ranks[std::size_t(r)]).host == t.device(plan.order.ranks[std::size_t(r)]).host);
+    }
+  }
+
   const auto problems = [&] { return joined(planner::check_bundle(t, dir.path.string())); };
   SECTION("two hostfile lines swapped") {
     edit(dir.path / "hostfile", "node1 slots=8\nnode0 slots=8\n", "node0 slots=8\nnode1 slots=8\n");
@@ -304,12 +314,43 @@ TEST_CASE("bundle: check.sh passes on a log where NCCL followed the plan and fai
   CHECK(wrong.status == 1);
   CHECK_THAT(wrong.output, Catch::Contains("FAIL placement: rank 9 ran on host node1, planned node0\n"));
 
+  // A ring NCCL built otherwise: channel 1 with ranks 3 and 2 swapped.
+  const fs::path swapped = dir.path / "swapped-ring.log";
+  {
+    std::string log = read(data + "nccl-pass.log");
+    const std::string from = "Channel 01/04 :  0  3  2  5", to = "Channel 01/04 :  0  2  3  5";
+    REQUIRE(log.find(from) != std::string::npos);
+    log.replace(log.find(from), from.size(), to);
+    std::ofstream(swapped) << log;
+  }
+  const Run ring = run_shell(script + "'" + swapped.string() + "'", "ring");
+  CHECK(ring.status == 1);
+  CHECK_THAT(ring.output, Catch::Contains("PASS placement"));
+  CHECK_THAT(ring.output, Catch::Contains("FAIL ring: channel 1: position 1 is rank 2, planned 3 (planned ring 0 3 2 5 4 7 6 9 "
+                                          "8 11 10 13 12 15 14 1)\n"));
+
   const Run usage = run_shell(script + "'" + data + "no-such.log'", "usage");
   CHECK(usage.status == 2);
 
   const Run empty = run_shell(script + "/dev/null", "empty");
   CHECK(empty.status == 1);
   CHECK_THAT(empty.output, Catch::Contains("FAIL ring: no \"Channel CC/NN : ranks\" lines"));
+}
+
+TEST_CASE("bundle: check.sh runs a command with NCCL_DEBUG=INFO and checks its output") {
+  const Topology t = test::two_dgx_cluster();
+  TempDir dir("command");
+  planner::write_bundle(t, test::reversed_plan(t), dir.path.string());
+  const std::string log = (dir.path / "job.log").string();
+  const std::string data = std::string(RINGLAB_SOURCE_DIR) + "/tests/data/plan/nccl-pass.log";
+  // The "job" prints the NCCL settings it was given, then a log NCCL would have written.
+  const Run r = run_shell("RINGLAB_CHECK_LOG='" + log + "' sh '" + (dir.path / "check.sh").string() +
+                              "' sh -c 'echo \"$NCCL_DEBUG $NCCL_DEBUG_SUBSYS\"; cat \"$1\"' sh '" + data + "'",
+                          "command");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("exited with status 0; its output is in " + log + "\n"
+                                       "PASS graph:"));
+  CHECK_THAT(read(log), Catch::StartsWith("INFO INIT,GRAPH,ENV\n"));
 }
 
 TEST_CASE("bundle: the scripts pass shellcheck when it is installed", "[shellcheck]") {
@@ -320,7 +361,7 @@ TEST_CASE("bundle: the scripts pass shellcheck when it is installed", "[shellche
   const Topology t = test::two_dgx_cluster();
   TempDir dir("shellcheck");
   planner::write_bundle(t, test::reversed_plan(t), dir.path.string());
-  for (const char* script : {"check.sh", "srun.sh", "torchrun.sh"}) {
+  for (const char* script : {"check.sh", "srun.sh", "torchrun.sh", "nccl.env", "nccl-debug.env"}) {
     const Run r = run_shell("shellcheck -s sh -e SC1091 '" + (dir.path / script).string() + "'", "shellcheck");
     INFO(script << ":\n" << r.output);
     CHECK(r.status == 0);

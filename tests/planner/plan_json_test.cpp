@@ -148,6 +148,16 @@ TEST_CASE("plan.json: inconsistent plans are refused with the JSON pointer of ea
     doc["master"]["host"] = "node0";
     CHECK(problems_of(t, doc) == "/master/host: expected node1 (the host of rank 0), found 'node0'\n");
   }
+  SECTION("problems in several fields are reported together") {
+    json doc = good;
+    doc["message"] = "lots";
+    doc["hosts"][0]["name"] = "node7";
+    doc["master"]["port"] = 0;
+    const std::string found = problems_of(t, doc);
+    CHECK_THAT(found, Catch::Contains("/message: "));
+    CHECK_THAT(found, Catch::Contains("/master/port: "));
+    CHECK_THAT(found, Catch::Contains("/hosts/0/name: unknown host 'node7'"));
+  }
   SECTION("an environment value the env files cannot quote") {
     json doc = good;
     doc["nccl_env"]["system"][0]["value"] = "a'b";

@@ -17,6 +17,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
@@ -533,7 +534,11 @@ std::vector<std::string> check_bundle(const Topology& topology, const std::strin
       out.push_back("plan.json:" + (p.location.empty() ? std::string() : p.location + ":") + " " + p.message);
     return out;
   }
-  Checker(topology, plan, dir, out).run();
+  try {
+    Checker(topology, plan, dir, out).run();
+  } catch (const std::invalid_argument& e) {  // a plan launch_files() cannot write (host names)
+    out.push_back(std::string("plan.json: ") + e.what());
+  }
   return out;
 }
 
