@@ -282,6 +282,12 @@ TEST_CASE("bundle: written bundle checks clean; each corrupted file is reported 
     CHECK(problems() == "nccl-graph/node1.xml:5: rank= attribute: NCCL reads it as a global rank, valid on one node only; use dev alone\n"
                         "nccl-graph/node1.xml:5: dev=\"3\" is not a 0x-prefixed hex number (NCCL reads dev as hex)\n");
   }
+  SECTION("a tag split over two lines and text between elements") {
+    edit(dir.path / "nccl-graph/node0.xml", "<graph id=\"1\" pattern=\"1\"", "<graph id=\"1\"\npattern=\"1\"");
+    edit(dir.path / "nccl-graph/node0.xml", "</channel>", "</channel> ring");
+    CHECK(problems() == "nccl-graph/node0.xml:28: a tag continues on the next line: NCCL's parser needs each tag on one line\n"
+                        "nccl-graph/node0.xml:14: text between elements: NCCL's parser expects '<'\n");
+  }
   SECTION("a debug-only setting moved into nccl.env") {
     std::ofstream(dir.path / "nccl.env", std::ios::app) << "export NCCL_PROTO=Simple\n";
     CHECK_THAT(problems(), Catch::Matches("nccl.env:[0-9]+: NCCL_PROTO is a debug-only setting.*\n"));

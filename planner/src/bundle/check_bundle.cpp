@@ -405,6 +405,10 @@ class Checker {
       if (l.text.find('\t') != std::string::npos)
         add(file, l.number, "tab character: NCCL's XML parser separates tokens by spaces and line breaks only");
       if (trim(l.text).rfind("<?", 0) == 0) add(file, l.number, "XML prolog: NCCL's parser cannot read it; start with <graphs>");
+      // xmlGetNode reads attributes while the next character is a space: a line break inside a tag
+      // ends it with "expected >" (src/graph/xml.cc:176-193).
+      if (const std::size_t open = l.text.rfind('<'); open != std::string::npos && l.text.find('>', open) == std::string::npos)
+        add(file, l.number, "a tag continues on the next line: NCCL's parser needs each tag on one line");
       if (std::regex_search(l.text, std::regex(R"(\srank\s*=)")))
         add(file, l.number, "rank= attribute: NCCL reads it as a global rank, valid on one node only; use dev alone");
     }
@@ -450,15 +454,20 @@ class Checker {
       std::size_t c = 0;
       for (const pugi::xml_node ch : g.children("channel")) channel(file, text, ch, c < want.size() ? &want[c] : nullptr, c), ++c;
     }
-    attribute_counts(file, text, root);
+    elements(file, text, root);
   }
 
-  /// NCCL keeps at most 16 attributes per element (src/graph/xml.cc:179-183).
-  void attribute_counts(const std::string& file, const std::string& text, const pugi::xml_node& node) {
+  /// NCCL keeps at most 16 attributes per element (src/graph/xml.cc:179-183) and reads no text.
+  void elements(const std::string& file, const std::string& text, const pugi::xml_node& node) {
     if (std::distance(node.attributes().begin(), node.attributes().end()) > kMaxXmlAttributes)
       add(file, line_at_offset(text, node.offset_debug()), "more than 16 attributes: NCCL ignores the rest");
-    for (const pugi::xml_node child : node.children())
-      if (child.type() == pugi::node_element) attribute_counts(file, text, child);
+    for (const pugi::xml_node child : node.children()) {
+      if (child.type() == pugi::node_element) elements(file, text, child);
+      // Between elements NCCL skips spaces and line breaks only, then expects '<' (xml.cc:142-151).
+      if ((child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) &&
+          trim(child.value()).find_first_not_of("\n") != std::string::npos)
+        add(file, line_at_offset(text, child.offset_debug()), "text between elements: NCCL's parser expects '<'");
+    }
   }
 
   void channel(const std::string& file, const std::string& text, const pugi::xml_node& ch,

@@ -3,7 +3,8 @@
 //
 // Graph file grammar, from NVIDIA/nccl at commit 5067397c (shared/reference/launchers.md 3):
 //   - src/graph/xml.cc:87-195 (xmlGetToken, xmlGetNode): elements and attributes are split by single
-//     spaces and line breaks only (a tab is an error: "expecting '<'"), values are quoted, no
+//     spaces and line breaks only (a tab is an error: "expecting '<'"), a tag stays on one line
+//     (a line break ends its attributes: "expected >"), no text between elements, values are quoted, no
 //     `<?xml?>` prolog (read as an unknown element that never closes), at most 16 attributes;
 //   - xml.cc:1237-1265: the root is <graphs version="1">, then <graph>, <channel>, <net>/<gpu>;
 //   - src/graph/search.cc:891-926 (ncclTopoGetChannelFromXml): `dev` is read with strtol(.., 16),
