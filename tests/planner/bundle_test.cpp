@@ -205,7 +205,7 @@ TEST_CASE("bundle: a single-node graph has no <net>") {
   CHECK_THAT(text, Catch::Contains("<channel>\n      <gpu dev=\"0x0\"/>\n      <gpu dev=\"0x1\"/>"));
 }
 
-TEST_CASE("bundle: written bundle checks clean; each corrupted file is reported with its line") {
+TEST_CASE("bundle: a written bundle checks clean, and each corrupted file is reported with its line") {
   const Topology t = test::two_dgx_cluster();
   const planner::Plan plan = test::reversed_plan(t);
   TempDir dir("check");
