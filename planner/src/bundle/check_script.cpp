@@ -59,6 +59,12 @@ esac
 
 awk '
 function short(h) { sub(/\..*$/, "", h); return h }
+function head(ring,   w, n, i, out) {
+  n = split(ring, w, " ")
+  out = w[1]
+  for (i = 2; i <= n && i <= 16; i++) out = out " " w[i]
+  return out (n > 16 ? " ..." : "")
+}
 function problem(text) { if (nproblems++ < 8) problems = problems (problems == "" ? "" : "; ") text }
 function verdict(name, ok) {
   if (nproblems == 0) print "PASS " name ": " ok
@@ -128,7 +134,7 @@ END {
     if (!cut && n != m) { problem("channel " ch ": " n " ranks in the ring, planned " m); continue }
     for (i = 1; i <= n; i++)
       if (got[i] != want[i]) {
-        problem("channel " ch ": position " (i - 1) " is rank " got[i] ", planned " want[i] " (planned ring " want_ring[ch % channels] ")")
+        problem("channel " ch ": position " (i - 1) " is rank " got[i] ", planned " want[i] " (planned ring " head(want_ring[ch % channels]) ")")
         break
       }
   }
