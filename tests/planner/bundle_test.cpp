@@ -154,6 +154,9 @@ TEST_CASE("bundle: NCCL environment splits system settings from debug-only ones"
   CHECK_THAT(files["nccl.env"].text, Catch::Contains("# rings may leave a node by another NIC than they enter by\n"
                                                      "export NCCL_CROSS_NIC='2'\n"));
   CHECK_THAT(files["nccl.env"].text, Catch::Contains("export NCCL_GRAPH_FILE\n"));
+  CHECK_THAT(files["nccl.env"].text, Catch::Contains("case \"$RINGLAB_HOST\" in\n"
+                                                     "  node1|node1.*) CUDA_VISIBLE_DEVICES=3,1,0,2,4,5,6,7 ;;\n"
+                                                     "  node0|node0.*) CUDA_VISIBLE_DEVICES=7,6,5,4,3,2,1,0 ;;\n"));
   CHECK(files["nccl.env"].text.find("NCCL_ALGO") == std::string::npos);
   CHECK_THAT(files["nccl-debug.env"].text, Catch::Contains("should not be used in production nor retained in scripts"));
   CHECK_THAT(files["nccl-debug.env"].text, Catch::EndsWith("export NCCL_ALGO='Ring'\n"));
@@ -287,6 +290,11 @@ TEST_CASE("bundle: a written bundle checks clean, and each corrupted file is rep
     edit(dir.path / "nccl-graph/node0.xml", "</channel>", "</channel> ring");
     CHECK(problems() == "nccl-graph/node0.xml:28: a tag continues on the next line: NCCL's parser needs each tag on one line\n"
                         "nccl-graph/node0.xml:14: text between elements: NCCL's parser expects '<'\n");
+  }
+  SECTION("nccl.env with another GPU order for a host") {
+    edit(dir.path / "nccl.env", "CUDA_VISIBLE_DEVICES=7,6,5,4,3,2,1,0", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7");
+    CHECK_THAT(problems(), Catch::Matches("nccl.env:[0-9]+: CUDA_VISIBLE_DEVICES for node0 must list its GPUs in local-rank order "
+                                          "\\(expected 7,6,5,4,3,2,1,0, found 0,1,2,3,4,5,6,7\\)\n"));
   }
   SECTION("a debug-only setting moved into nccl.env") {
     std::ofstream(dir.path / "nccl.env", std::ios::app) << "export NCCL_PROTO=Simple\n";

@@ -28,6 +28,11 @@ std::string join(const std::vector<int>& values, const std::string& separator) {
 
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 
+std::string host_pattern(const std::string& host) {
+  const std::string s = short_name(host);
+  return s == host ? host + "|" + host + ".*" : host + "|" + s;
+}
+
 std::vector<int> global_ring(const Plan& plan, int channel) {
   std::vector<int> ring;
   for (const HostPlan& h : plan.hosts)

@@ -19,6 +19,8 @@ inline constexpr int kTfPort = 2222;
 std::string join(const std::vector<int>& values, const std::string& separator);
 /// The host name up to its first '.': NCCL logs that much (src/debug.cc getHostName with '.').
 std::string short_name(const std::string& host);
+/// The shell case pattern that matches a host by its plan name, short or fully qualified.
+std::string host_pattern(const std::string& host);
 /// Channel c's ring as global ranks, starting at rank 0 as NCCL prints it (src/graph/rings.cc:40-49):
 /// host by host in node order, each host's local ranks in the channel's order.
 std::vector<int> global_ring(const Plan& plan, int channel);

@@ -370,6 +370,14 @@ class Checker {
       values[m[2].str()] = {value, l.number};
     }
     if (!debug && !values.count("NCCL_GRAPH_FILE")) add(file, 0, "NCCL_GRAPH_FILE is not set (the plan's graph files would not be read)");
+    if (!debug) {
+      const auto lines = case_lines(text, "CUDA_VISIBLE_DEVICES=");
+      for (const HostPlan& h : plan_.hosts) {
+        const auto it = lines.find(h.name);
+        if (it == lines.end()) add(file, 0, "no CUDA_VISIBLE_DEVICES line for host " + h.name);
+        else visible_devices(file, it->second, h);
+      }
+    }
     for (const NcclSetting& s : plan_.nccl_env) {
       if (bundle::is_debug_setting(s) != debug) continue;
       const auto it = values.find(s.name);

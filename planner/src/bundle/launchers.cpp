@@ -35,12 +35,6 @@ int gpu_socket(const Topology& topology, DeviceId gpu) {
   return -1;
 }
 
-/// The case pattern that matches a host by its plan name, short or fully qualified.
-std::string host_pattern(const std::string& host) {
-  const std::string s = short_name(host);
-  return s == host ? host + "|" + host + ".*" : host + "|" + s;
-}
-
 }  // namespace
 
 BundleFile hostfile(const Plan& plan) {

@@ -106,8 +106,8 @@ std::string quoted_env_line(const NcclSetting& s) {
 
 BundleFile nccl_env(const Plan& plan) {
   std::string text =
-      "# nccl.env written by `ringlab plan`: NCCL system settings for this plan, safe to keep in job\n"
-      "# scripts (NCCL's docs: system configuration, unlike the debug-only settings in nccl-debug.env).\n"
+      "# nccl.env written by `ringlab plan`: NCCL system settings for this plan and each node's GPU order,\n"
+      "# safe to keep in job scripts (NCCL's docs: system configuration, unlike nccl-debug.env's settings).\n"
       "# Source it on every node before NCCL starts (srun.sh and torchrun.sh do):  . plan/nccl.env\n"
       "# RINGLAB_PLAN_DIR is this folder (default ./plan), RINGLAB_HOST the node (default `hostname`).\n"
       "RINGLAB_PLAN_DIR=${RINGLAB_PLAN_DIR:-$PWD/plan}\n"
@@ -117,10 +117,19 @@ BundleFile nccl_env(const Plan& plan) {
       "# plan keeps NCCL's own intra-node order. Remove these three lines to let NCCL search.\n"
       "NCCL_GRAPH_FILE=\"$RINGLAB_PLAN_DIR/nccl-graph/$RINGLAB_HOST.xml\"\n"
       "[ -r \"$NCCL_GRAPH_FILE\" ] || NCCL_GRAPH_FILE=\"$RINGLAB_PLAN_DIR/nccl-graph/${RINGLAB_HOST%%.*}.xml\"\n"
-      "export NCCL_GRAPH_FILE\n";
+      "export NCCL_GRAPH_FILE\n"
+      "# The plan's GPU of each local rank: local rank i uses visible device i (plan.json \"gpus\"),\n"
+      "# so launchers that only choose hosts (mpirun --hostfile, mpiexec -f) keep the GPU order too.\n"
+      "case \"$RINGLAB_HOST\" in\n";
+  for (const HostPlan& h : plan.hosts)
+    text += "  " + host_pattern(h.name) + ") CUDA_VISIBLE_DEVICES=" + join(h.gpus, ",") + " ;;\n";
+  text +=
+      "  *) echo \"nccl.env: host $RINGLAB_HOST is not in the plan\" >&2 ;;\n"
+      "esac\n"
+      "export CUDA_VISIBLE_DEVICES\n";
   for (const NcclSetting& s : plan.nccl_env)
     if (!is_debug_setting(s)) text += quoted_env_line(s);
-  return {"nccl.env", text, false, "NCCL system settings (NCCL_GRAPH_FILE per node, ...): source on every node"};
+  return {"nccl.env", text, false, "NCCL system settings (NCCL_GRAPH_FILE per node, ...) and CUDA_VISIBLE_DEVICES: source on every node"};
 }
 
 BundleFile nccl_debug_env(const Plan& plan) {
