@@ -24,7 +24,7 @@ inline CLI::Validator integer_between(std::int64_t lo, std::int64_t hi = std::nu
           return "'" + text + "': expected " + expected;
         return {};
       },
-      expected);
+      "");  // no description: the option's help text states the range; --help shows TYPE=default
 }
 
 /// Accepts a finite decimal number >= `lo` ("0.5", "2e3").
@@ -38,7 +38,7 @@ inline CLI::Validator number_at_least(double lo) {
           return "'" + text + "': expected " + expected;
         return {};
       },
-      expected);
+      "");  // no description: the option's help text states the range; --help shows TYPE=default
 }
 
 }  // namespace ringlab::cli

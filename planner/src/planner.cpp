@@ -197,9 +197,8 @@ std::vector<NcclSetting> nccl_settings(const Plan& plan) {
   bool cross = false;
   for (const HostPlan& h : plan.hosts)
     for (const HostChannel& c : h.channels) cross |= c.nic_in != c.nic_out && c.nic_in >= 0;
-  if (plan.hosts.size() > 0) {
-    env.push_back({"NCCL_GRAPH_FILE", "${RINGLAB_PLAN_DIR:-.}/nccl-graph/$(hostname -s).xml",
-                   "pins each host's ring per channel and the NIC each channel uses (launchers.md 3)", false});
+  // NCCL_GRAPH_FILE is per node: the bundle's nccl.env sets it (bundle.hpp).
+  if (plan.hosts.size() > 1) {
     env.push_back({"NCCL_CROSS_NIC", cross ? "1" : "0",
                    cross ? "the planned channels enter and leave a host by different NICs; with 0 NCCL would ignore the graph file"
                          : "every channel enters and leaves a host by the same NIC (rail-aligned)",

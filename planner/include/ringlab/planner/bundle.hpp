@@ -1,58 +1,51 @@
-// The launch bundle: plan.json and the files launchers and NCCL read, so the planned order is the
-// order that runs (shared/reference/launchers.md has the facts and sources).
+// The launch bundle: every file a launcher or NCCL reads to run a Plan, and a checker that re-reads
+// them the way those tools do.
 //
-//   plan.json              the plan (docs/plan-format.md); `ringlab simulate --rank-order plan.json` reads it
-//   hostfile               Open MPI / DeepSpeed: "host slots=N" in node order (mpirun --map-by slot)
-//   rankfile               Open MPI: "rank R=host slot=S", one line per rank
-//   slurm.hosts, srun.sh   SLURM_HOSTFILE (one line per task) and the srun line (--distribution=arbitrary)
-//   machinefile            MPICH / Hydra: "host:N"
-//   torchrun.sh            per-node torchrun with the static rendezvous (--node-rank)
-//   tf_config/HOST.json    TF_CONFIG per worker: cluster.worker in node order, task.index
-//   nccl.env               system settings, safe to ship (NCCL_GRAPH_FILE, NCCL_CROSS_NIC)
-//   nccl-debug.env         debug-only settings (NCCL_ALGO, NCCL_MIN/MAX_NCHANNELS): not for production
-//   nccl-graph/HOST.xml    NCCL_GRAPH_FILE per host: each channel's GPUs and NICs inside the host
-//   check.sh               run on the cluster: checks from NCCL_DEBUG=INFO output that NCCL loaded the
-//                          graph, that every rank sits on its planned host and GPU, and the ring order
-//   README.txt             which file for which launcher
-//
-// Local rank i of a host runs on the GPU with local index hosts[h].gpus[i]: every launcher line sets
-// CUDA_VISIBLE_DEVICES to that list, so local rank i uses visible device i, and the graph files name
-// GPUs by that visible index ("dev", parsed as hex by NCCL: launchers.md 3).
+// NCCL joins nodes in global rank order and the launcher decides that order (hostfile or rankfile
+// order for Open MPI, SLURM_HOSTFILE with --distribution=arbitrary for Slurm, --node-rank with the
+// static rendezvous for torchrun, cluster.worker for TF_CONFIG, the machinefile for MPICH/Hydra);
+// the ring inside a node and the NIC of each channel are pinned per node by an NCCL_GRAPH_FILE
+// (shared/reference/launchers.md 1-3). The bundle writes all of them from one Plan, plus the NCCL
+// environment split into system settings and debug-only ones (launchers.md 4), and check.sh, which
+// confirms from an NCCL_DEBUG=INFO log that NCCL loaded the graphs and that ranks landed where
+// planned. Every file is described in docs/plan-format.md.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "ringlab/planner/plan.hpp"
+#include "ringlab/topology/topology.hpp"
 
 namespace ringlab::planner {
 
+/// One file of the bundle, relative to the bundle directory.
 struct BundleFile {
-  std::string path;         ///< relative to the bundle directory
-  std::string text;
-  bool executable = false;
+  std::string path;         ///< "hostfile", "tf_config/node0.json", ...
+  std::string text;         ///< the whole content
+  bool executable = false;  ///< a script (mode 0755)
+  std::string purpose;      ///< one line for README.txt
 };
 
-/// plan.json's document (schema kPlanSchema, version kPlanFormatVersion).
-nlohmann::json plan_to_json(const Topology& topology, const Plan& plan);
-
-/// Reads a plan document back. The order is read as `simulate --rank-order` reads it; the hosts are
-/// derived again from the order and must equal the stored ones. Throws InputError naming `file` and
-/// the JSON pointer of every problem.
-Plan plan_from_json(const Topology& topology, const nlohmann::json& document, const std::string& file);
-
-/// Every file of the bundle, in a stable order. Pure.
+/// Every file of the bundle, in a stable order (plan.json, README.txt, hostfile, rankfile,
+/// machinefile, slurm.hosts, srun.sh, torchrun.sh, tf_config/<host>.json in node order, nccl.env,
+/// nccl-debug.env, nccl-graph/<host>.xml in node order, check.sh). Pure and deterministic.
+/// Precondition: the plan is consistent with `topology` (as plan_from_json() checks); throws
+/// std::invalid_argument for a host name that cannot be a file name or shell word
+/// (letters, digits, '.', '-', '_' only).
 std::vector<BundleFile> launch_files(const Topology& topology, const Plan& plan);
 
-/// Writes the bundle into `dir` (created if needed), each file to a temporary name and renamed into
-/// place; scripts are made executable. Throws InputError when a file cannot be written.
+/// Writes launch_files() under `dir` (created with its subfolders). Each file is written to a
+/// temporary name in its own folder and renamed into place, so an error never leaves a half-written
+/// file; scripts get mode 0755. Throws InputError naming the file that could not be written.
 void write_bundle(const Topology& topology, const Plan& plan, const std::string& dir);
 
-/// Re-reads plan.json and every launch file in `dir` by the real tools' rules and returns one
-/// problem per mismatch with the plan ("hostfile:3: expected node4 slots=4, found node5 slots=4");
-/// empty when every file encodes the planned order. Throws InputError when plan.json is unreadable.
+/// Re-reads DIR/plan.json and every launch file under `dir` with the parsing rules of the tool that
+/// reads it (Open MPI hostfile slots and rankfile lines, SLURM_HOSTFILE lines and commas, Hydra
+/// host:n, TF_CONFIG JSON and its task index, torchrun --node-rank per host, NCCL's graph XML
+/// grammar) and returns one problem per mismatch, "file:line: what is wrong (expected ..., found
+/// ...)"; empty when every file encodes the planned order. A plan.json that does not load gives its
+/// own problems and nothing else.
 std::vector<std::string> check_bundle(const Topology& topology, const std::string& dir);
 
 }  // namespace ringlab::planner
