@@ -54,14 +54,14 @@ for t in "${targets[@]}"; do
   start=$EPOCHREALTIME
   set +e
   # shellcheck disable=SC2086
-  "$build/tests/fuzz/fuzz_$t" -runs="$runs" -seed="$seed" -workers=1 -timeout=30 -rss_limit_mb=2048 \
+  "$build/tests/fuzz/fuzz_$t" -runs="$runs" -seed="$seed" -workers=1 -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -dict="$(dict "$t")" -print_final_stats=1 -artifact_prefix="$findings/" ${FUZZ_ARGS:-} \
     "$corpus" >"$log" 2>&1
   rc=$?
   set -e
   seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  rate=$(awk -v n="${execs:-0}" -v s="$seconds" 'BEGIN { printf "%d", s > 0 ? n / s : 0 }')
+  rate=$(awk -v n="${execs:-0}" -v s="$seconds" 'BEGIN { printf "%d", (s > 0 ? n / s : 0) }')
   found=$(find "$findings" -type f ! -name 'slow-unit-*' | wc -l)  # slow units (over 10 s) are reported, not failed
   line=$(printf '%-14s executions %9s  seconds %7.1f  exec/s %6s  findings %s' "$t" "${execs:-?}" "$seconds" "$rate" "$found")
   if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
