@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config
           libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev
-          libsimgrid-dev libpugixml-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin)
+          libsimgrid-dev libpugixml-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin
+          clang libclang-rt-14-dev)  # clang and libFuzzer: the sanitizer and fuzz builds (docs/fuzzing.md)
 
 missing=()
 for p in "${packages[@]}"; do

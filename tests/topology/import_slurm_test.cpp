@@ -176,6 +176,24 @@ TEST_CASE("topology.yaml: bad documents are reported with their YAML line", "[im
   CHECK_THAT(p.message, Catch::Contains("list of topologies"));
 }
 
+TEST_CASE("topology.yaml: a topology whose name is a list is an input error naming its line", "[import][slurm]") {
+  // Found by fuzzing (tests/fuzz/regressions/slurm_yaml): yaml-cpp's conversion exception escaped.
+  const std::string yaml = "- topology: a\n  tree:\n    switches:\n    - switch: s0\n      nodes: n1\n"
+                           "- topology:\n    - switch: s1\n";
+  const Problem p = first_problem([&] { parse_slurm_topology_yaml(yaml, "list-name.yaml"); }, "list-name.yaml");
+  CHECK(p.location == "line 6");
+  CHECK_THAT(p.message, Catch::Contains("expected a map starting with \"topology: NAME\""));
+}
+
+TEST_CASE("topology.conf: hostlists may expand to at most a million names in all, not per line", "[import][slurm]") {
+  // Found by fuzzing (tests/fuzz/regressions/slurm_conf): each line under the per-hostlist bound, the
+  // file as a whole unbounded in memory.
+  const std::string conf = "SwitchName=s0 Nodes=a[0-599999]\nSwitchName=s1 Nodes=b[0-599999]\n";
+  const Problem p = first_problem([&] { parse_slurm_topology_conf(conf, "huge.conf"); }, "huge.conf");
+  CHECK(p.location == "line 2");
+  CHECK_THAT(p.message, Catch::Contains("more than 1000000 names in all"));
+}
+
 TEST_CASE("an import file that is not UTF-8 names the line of the first bad byte", "[import]") {
   const std::string path = std::filesystem::temp_directory_path() / "ringlab-not-utf8.conf";
   std::ofstream(path, std::ios::binary) << "# caf\xc3\xa9 is fine\nSwitchName=s0 Nodes=a\nSwitchName=s1 Nodes=b\x88x\n";

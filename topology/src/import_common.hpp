@@ -13,6 +13,28 @@
 
 namespace ringlab::detail {
 
+/// Sanity bound on the names one hostlist may expand to (against typos such as "n[0-99999999]"), and
+/// on the names a whole Slurm file may expand to (many such lines would otherwise exhaust memory).
+inline constexpr std::size_t kMaxHostlistNames = 1'000'000;
+
+/// Counts the names a Slurm file's hostlists expand to, against kMaxHostlistNames.
+class NameBudget {
+ public:
+  /// Adds `count` names; false (and nothing added) when the file would pass the bound.
+  bool take(std::size_t count) {
+    if (count > kMaxHostlistNames - used_) return false;
+    used_ += count;
+    return true;
+  }
+  std::string message() const {
+    return "the file's hostlists expand to more than " + std::to_string(kMaxHostlistNames) +
+           " names in all: expected at most that many switches and nodes";
+  }
+
+ private:
+  std::size_t used_ = 0;
+};
+
 /// One line of a text file, 1-based number and text without the line break (and without a '\r').
 struct TextLine {
   int number = 0;

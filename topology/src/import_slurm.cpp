@@ -12,8 +12,7 @@
 namespace ringlab {
 namespace {
 
-/// Sanity bound on the names one hostlist may expand to (against typos such as "n[0-99999999]").
-constexpr std::size_t kMaxHostlistNames = 1'000'000;
+using detail::kMaxHostlistNames;
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -192,6 +191,10 @@ class ConfParser {
   void expand(std::string_view value, const std::string& where, std::vector<std::string>& out) {
     try {
       const auto names = expand_hostlist(value);
+      if (!names_.take(names.size())) {
+        problems_.add(where, names_.message());
+        return;
+      }
       out.insert(out.end(), names.begin(), names.end());
     } catch (const std::invalid_argument& e) {
       problems_.add(where, e.what());
@@ -201,6 +204,7 @@ class ConfParser {
   Fabric fabric_;
   ProblemList problems_;
   std::vector<detail::SlurmSwitch> switches_;
+  detail::NameBudget names_;
   int link_speeds_ = 0;
 };
 

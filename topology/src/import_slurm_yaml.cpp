@@ -53,7 +53,9 @@ class YamlParser {
     std::optional<std::size_t> chosen;
     for (std::size_t i = 0; i < root.size(); ++i) {
       const YAML::Node t = root[i];
-      if (!t.IsMap() || !t["topology"]) {
+      // A "topology" that is a list or map has no name: reading it as a string would throw yaml-cpp's
+      // own exception past the InputError contract (found by fuzzing, tests/fuzz/regressions/slurm_yaml).
+      if (!t.IsMap() || !t["topology"] || !t["topology"].IsScalar()) {
         problems_.add(yaml_line(t), "expected a map starting with \"topology: NAME\"");
         continue;
       }
@@ -123,6 +125,10 @@ class YamlParser {
     if (!value) return;
     try {
       out = expand_hostlist(*value);
+      if (!names_.take(out.size())) {
+        problems_.add(yaml_line(s[key]), std::string(key) + ": " + names_.message());
+        out.clear();
+      }
     } catch (const std::invalid_argument& e) {
       problems_.add(yaml_line(s[key]), std::string(key) + ": " + e.what());
     }
@@ -131,6 +137,7 @@ class YamlParser {
   Fabric fabric_;
   ProblemList problems_;
   std::vector<detail::SlurmSwitch> switches_;
+  detail::NameBudget names_;
   bool default_ = false;
 };
 

@@ -106,6 +106,7 @@ class Reader {
  private:
   void take(void* into, std::size_t n) {
     if (n > data_.size() - pos_) throw std::runtime_error("SimGrid engine: truncated result from the child process");
+    if (n == 0) return;  // an empty vector's data() may be null, and memcpy from or to null is UB (UBSan)
     std::memcpy(into, data_.data() + pos_, n);
     pos_ += n;
   }
