@@ -106,7 +106,7 @@ class RingState {
   enum class Walk { Spread, Rail };
 
   RingState(const Topology& t, const Router& router, std::vector<std::vector<DeviceId>> chains, int channels, Walk walk)
-      : t_(t), routes_(router), chains_(std::move(chains)), channels_(channels), count_(t.direction_count(), 0),
+      : routes_(router), chains_(std::move(chains)), channels_(channels), count_(t.direction_count(), 0),
         inverse_bandwidth_(t.direction_count(), 0.0) {
     for (DirectionId d = 0; d < t.direction_count(); ++d)
       inverse_bandwidth_[d] = 1.0 / t.link(Topology::direction_link(d)).bandwidth.bytes_per_second();
@@ -220,7 +220,6 @@ class RingState {
     return u4 * u4;
   }
 
-  const Topology& t_;
   RouteCache routes_;
   std::vector<std::vector<DeviceId>> chains_;
   std::vector<int> sequence_;

@@ -11,7 +11,7 @@
 
 namespace ringlab::test {
 
-constexpr Duration kFabricHop = Duration::from_ns(500);  ///< small next to the transfers the tests time
+inline const Duration kFabricHop = Duration::from_ns(500);  ///< small next to the transfers the tests time
 inline const Bandwidth kPcie = Bandwidth::from_bits_per_second(400e9);
 
 struct RackSpec {

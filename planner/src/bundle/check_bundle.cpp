@@ -318,9 +318,11 @@ class Checker {
         add(file, l.number, "a dynamic rendezvous ignores --node-rank and ranks nodes by sorted host name");
       visible_devices(file, l, h);
     }
-    for (const auto& [host, l] : lines)
+    for (const auto& entry : lines) {
+      const std::string& host = entry.first;  // clang 14 cannot capture a structured binding
       if (std::none_of(plan_.hosts.begin(), plan_.hosts.end(), [&](const HostPlan& h) { return h.name == host; }))
-        add(file, l.number, "host " + host + " is not in the plan");
+        add(file, entry.second.number, "host " + host + " is not in the plan");
+    }
   }
 
   void tf_config(const std::string& file, const std::string& text, std::size_t k) {
