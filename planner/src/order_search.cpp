@@ -411,25 +411,4 @@ OrderSearchResult search_ring_order(const Topology& topology, const Router& rout
   return result;
 }
 
-double ring_surrogate(const Topology& topology, const Router& router, const sim::RankOrder& order, int channels) {
-  if (channels < 1) throw std::invalid_argument("channels must be at least 1");
-  std::vector<int> count(topology.direction_count(), 0);
-  RouteCache routes(router);
-  const int p = order.size();
-  for (int c = 0; c < channels && p > 1; ++c) {
-    std::vector<int> ring(static_cast<std::size_t>(p));
-    if (order.per_channel()) ring = order.channel_rings[std::size_t(c) % order.channel_rings.size()];
-    else std::iota(ring.begin(), ring.end(), 0);
-    for (int k = 0; k < p; ++k) {
-      const auto [first, last] = routes.get(order.ranks[std::size_t(ring[std::size_t(k)])],
-                                            order.ranks[std::size_t(ring[std::size_t((k + 1) % p)])], c);
-      for (const DirectionId* d = first; d != last; ++d) ++count[*d];
-    }
-  }
-  double worst = 0;
-  for (DirectionId d = 0; d < count.size(); ++d)
-    worst = std::max(worst, count[d] / topology.link(Topology::direction_link(d)).bandwidth.bytes_per_second());
-  return worst / channels;
-}
-
 }  // namespace ringlab::planner

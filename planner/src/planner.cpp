@@ -311,12 +311,12 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   report.ring_time = best->time;
 
   for (const Option& o : options)
-    report.orders.push_back({o.order.source, o.order.digest(t), o.time, ring_surrogate(t, router, o.order, channels)});
+    report.orders.push_back({o.order.source, o.order.digest(t), o.time});
   if (!random_times.empty()) {
     const auto name = [&](const char* what) { return std::string("random (") + what + " of " + std::to_string(randoms) + ")"; };
-    report.orders.push_back({name("best"), "", random_times.front(), 0});
-    report.orders.push_back({name("median"), "", random_times[random_times.size() / 2], 0});
-    report.orders.push_back({name("worst"), "", random_times.back(), 0});
+    report.orders.push_back({name("best"), "", random_times.front()});
+    report.orders.push_back({name("median"), "", random_times[random_times.size() / 2]});
+    report.orders.push_back({name("worst"), "", random_times.back()});
   }
 
   // Every algorithm on the planned order; the ring's time is already known.

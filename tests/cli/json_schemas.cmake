@@ -1,14 +1,7 @@
 # Every JSON report ringlab prints names its schema and version (docs/report-formats.md): runs each
 # command and checks the top-level "schema" and "version" with CMake's JSON parser.
 # Usage: cmake -DRINGLAB=path -DWORKDIR=dir -DTMP=dir -DSWEEP=file -P json_schemas.cmake
-function(run out)
-  execute_process(COMMAND ${RINGLAB} ${ARGN} WORKING_DIRECTORY ${WORKDIR}
-                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "ringlab ${ARGN} exited ${rc}:\n${stderr}")
-  endif()
-  set(${out} "${stdout}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_ringlab.cmake)
 
 function(expect_schema text schema what)
   string(JSON got ERROR_VARIABLE err GET "${text}" schema)

@@ -3,14 +3,7 @@
 # the export, so even the header matches). The export is written next to a copy of scenarios/orders so
 # that rank-order files named relative to the scenario resolve the same way.
 # Usage: cmake -DRINGLAB=path -DNAME=scenario-stem -DWORKDIR=dir -DTMP=dir -P scenario_round_trip.cmake
-function(run out)
-  execute_process(COMMAND ${RINGLAB} ${ARGN} WORKING_DIRECTORY ${WORKDIR}
-                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "ringlab ${ARGN} exited ${rc}:\n${stderr}")
-  endif()
-  set(${out} "${stdout}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_ringlab.cmake)
 
 set(dir ${TMP}/scenario_round_trip_${NAME})  # one directory per scenario: parallel tests stay apart
 file(REMOVE_RECURSE ${dir})

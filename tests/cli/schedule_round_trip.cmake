@@ -3,14 +3,7 @@
 # a schedule counts a double binary tree's two trees as two channels), and writing the schedule twice
 # gives the same bytes.
 # Usage: cmake -DRINGLAB=path -DSCENARIO=relative.json -DARGS="a;b" -DNAME=unique -DWORKDIR=dir -DTMP=dir -P schedule_round_trip.cmake
-function(run out)
-  execute_process(COMMAND ${RINGLAB} ${ARGN} WORKING_DIRECTORY ${WORKDIR}
-                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "ringlab ${ARGN} exited ${rc}:\n${stderr}")
-  endif()
-  set(${out} "${stdout}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_ringlab.cmake)
 
 set(file_a ${TMP}/${NAME}_a.schedule.json)  # NAME keeps parallel tests apart
 set(file_b ${TMP}/${NAME}_b.schedule.json)

@@ -56,9 +56,4 @@ struct OrderSearchResult {
 OrderSearchResult search_ring_order(const Topology& topology, const Router& router, const std::vector<DeviceId>& gpus,
                                     const OrderSearchOptions& options);
 
-/// The surrogate of an order (channel c follows order's channel ring c): max over link directions
-/// of ring edges crossing it / (channels * bandwidth in bytes/s), i.e. seconds per byte of message
-/// each ring edge carries in one step.
-double ring_surrogate(const Topology& topology, const Router& router, const sim::RankOrder& order, int channels);
-
 }  // namespace ringlab::planner

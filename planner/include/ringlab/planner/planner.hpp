@@ -49,7 +49,6 @@ struct OrderResult {
   std::string name;         ///< "planned", "scheduler order", "sorted host names", "random (median of 8)"
   std::string digest;       ///< RankOrder::digest
   Duration time;            ///< ring all-reduce (or the collective) with the plan's channels
-  double surrogate = 0;     ///< ring_surrogate, seconds per byte per edge
 };
 
 struct PlanReport {
