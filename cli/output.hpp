@@ -1,22 +1,16 @@
-// Output helpers for the command line: regular files are written to a temporary name and renamed
-// into place, so an error never leaves a half-written output file behind.
+// Output helpers for the command line: atomic output files (ringlab::write_output) and scenario loading.
 #pragma once
 
 #include <functional>
 #include <ostream>
 #include <string>
 
+#include "ringlab/topology/output_file.hpp"
 #include "ringlab/topology/scenario.hpp"
 
 namespace ringlab::cli {
 
-/// Calls `write` with a stream; if `path` is empty or "-", that stream is standard output. Otherwise
-/// symbolic links in `path` are followed to the file they name (the links stay as they are); a regular
-/// or new file is written to a temporary file in its directory that is renamed onto it once `write`
-/// returns, and anything else (a pipe, a device, /dev/null, /dev/stdout and other links into /proc) is
-/// written in place, appending. Every output file of the command line goes through here. Throws InputError when
-/// the file cannot be created or written; a failed write leaves an existing file untouched.
-void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
+using ringlab::write_output;
 
 /// Loads the scenario at `path`, or the built-in default scenario when `path` is empty.
 Scenario load_scenario_or_default(const std::string& path);

@@ -272,7 +272,10 @@ RankOrder parse_rank_order_text(const Topology& topology, std::string_view text,
 }
 
 RankOrder load_rank_order(const Topology& topology, const std::string& path, int count) {
-  const std::string text = read_text_file(path);
+  return parse_rank_order(topology, read_text_file(path), path, count);
+}
+
+RankOrder parse_rank_order(const Topology& topology, const std::string& text, const std::string& path, int count) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || (text[first] != '{' && text[first] != '['))
     return parse_rank_order_text(topology, text, path, count);

@@ -73,13 +73,15 @@ Json result_to_json(const Result& result, const Topology* topology) {
   j["ranks"] = result.ranks;
   j["time_ps"] = result.time.picoseconds();
   j["rank_finish_ps"] = durations(result.rank_finish);
-  if (const auto& it = result.iterations)
+  if (const auto& it = result.iterations) {
     j["iterations"] = {{"count", it->count},
                        {"warmup", it->warmup},
                        {"min_ps", it->min.picoseconds()},
                        {"median_ps", it->median.picoseconds()},
                        {"mean_ps", it->mean.picoseconds()},
                        {"max_ps", it->max.picoseconds()}};
+    if (it->p99) j["iterations"]["p99_ps"] = it->p99->picoseconds();
+  }
   if (result.wrong) j["wrong"] = *result.wrong;
   Json links = Json::array();
   for (const DirectionStats& s : result.directions) {
@@ -138,7 +140,7 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
     return std::nullopt;
   });
   if (auto it = r.member(node, "iterations"); it && r.expect_object(*it)) {
-    r.check_keys(*it, {"count", "warmup", "min_ps", "median_ps", "mean_ps", "max_ps"});
+    r.check_keys(*it, {"count", "warmup", "min_ps", "median_ps", "mean_ps", "max_ps", "p99_ps"});
     Fields i{r, *it};
     IterationStats s;
     i.integer("count", s.count, true, 1, std::numeric_limits<int>::max());
@@ -147,8 +149,14 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
     i.duration("median_ps", s.median, true);
     i.duration("mean_ps", s.mean, true);
     i.duration("max_ps", s.max, true);
+    if ((*it)->contains("p99_ps")) {
+      Duration p99;
+      i.duration("p99_ps", p99, true);
+      s.p99 = p99;
+    }
     if (!(s.min <= s.median && s.median <= s.max && s.min <= s.mean && s.mean <= s.max))
       r.add(it->path, "expected min <= median, mean <= max");
+    if (s.p99 && !(s.median <= *s.p99 && *s.p99 <= s.max)) r.add(it->path, "expected median <= p99 <= max");
     out.iterations = s;
   }
   if (auto w = r.member(node, "wrong"))

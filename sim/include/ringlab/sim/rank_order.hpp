@@ -64,6 +64,10 @@ std::optional<RankOrder> read_rank_order(const Topology& topology, JsonReader& r
 /// above. Throws InputError naming `path` and the line or JSON pointer of every problem.
 RankOrder load_rank_order(const Topology& topology, const std::string& path, int count);
 
+/// Parses the contents of a rank-order file (text or JSON) as load_rank_order() does; `path` names it
+/// in problems and becomes RankOrder::source.
+RankOrder parse_rank_order(const Topology& topology, const std::string& text, const std::string& path, int count);
+
 /// Parses rank-order text as load_rank_order() does a text file; `file` names it in problems.
 RankOrder parse_rank_order_text(const Topology& topology, std::string_view text, const std::string& file, int count);
 

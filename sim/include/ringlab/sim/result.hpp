@@ -54,6 +54,7 @@ struct IterationStats {
   int count = 0;   ///< timed iterations
   int warmup = 0;  ///< untimed warm-up iterations before them
   Duration min, median, mean, max;
+  std::optional<Duration> p99;  ///< 99th percentile (nearest rank), when the source gives it
   bool operator==(const IterationStats&) const = default;
 };
 
