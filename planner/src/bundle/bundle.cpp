@@ -10,6 +10,7 @@
 #include "bundle/bundle_internal.hpp"
 #include "ringlab/planner/plan_json.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/output_file.hpp"
 
 namespace ringlab::planner {
 namespace bundle {
@@ -101,32 +102,16 @@ bool is_portable_name(const std::string& name) {
          });
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename.
+/// Writes `text` to `path` through a temporary file in the same folder and a rename (write_output);
+/// scripts then get their execute bits.
 void write_atomically(const std::filesystem::path& path, const std::string& text, bool executable) {
-  const std::filesystem::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path.string(), "", "cannot create the file (is the folder writable?)");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      throw InputError(path.string(), "", "cannot write the file");
-    }
-  }
+  write_output(path.string(), [&](std::ostream& out) { out << text; });
+  if (!executable) return;
+  using std::filesystem::perms;
   std::error_code ec;
-  if (executable) {
-    using std::filesystem::perms;
-    std::filesystem::permissions(temp,
-                                 perms::owner_all | perms::group_read | perms::group_exec | perms::others_read |
-                                     perms::others_exec,
-                                 ec);
-  }
-  if (!ec) std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw InputError(path.string(), "", "cannot move the file into place: " + ec.message());
-  }
+  std::filesystem::permissions(
+      path, perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec, ec);
+  if (ec) throw InputError(path.string(), "", "cannot make the script executable: " + ec.message());
 }
 
 }  // namespace
