@@ -225,7 +225,8 @@ void print_columns(std::ostream& out) {
   out << "#\n";
   out << "#                                                              out-of-place                       in-place\n";
   out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
-  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)"
+      << std::endl;
 }
 
 std::string half_columns(const Half& h, sim::Collective c, int ranks) {
@@ -379,6 +380,13 @@ std::string statistics_line(Bytes size, bool in_place, const sim::IterationStats
 }  // namespace
 
 int run_harness(const World& world, const Options& o) {
+  // Armed from the start: the set-up broadcasts too, and a peer that hangs there must not hang the job.
+  Watchdog watchdog(std::chrono::duration<double>(o.timeout_seconds), [&](const std::string& what) {
+    std::cerr << "ringlab-validate: rank " << world.rank() << " on " << world.host() << ": no progress for "
+              << o.timeout_seconds << " s (" << what << "); a peer has died or hangs. Aborting the job." << std::endl;
+    world.abort(kExitStalled);
+  });
+  watchdog.arm("start-up: reading the scenario and rank order, creating the communicator");
   const Setup s = read_setup(world, o);
   std::ostream& out = std::cout;
   const bool leader = world.rank() == 0;
@@ -395,12 +403,6 @@ int run_harness(const World& world, const Options& o) {
   if (misplaced > 0 && o.strict_placement)
     throw InputError(o.rank_order.empty() ? o.scenario : o.rank_order, "",
                      std::to_string(misplaced) + " ranks run on other hosts than the rank order says (--strict-placement)");
-
-  Watchdog watchdog(std::chrono::duration<double>(o.timeout_seconds), [&](const std::string& what) {
-    std::cerr << "ringlab-validate: rank " << world.rank() << " on " << world.host() << ": no progress for "
-              << o.timeout_seconds << " s (" << what << "); a peer has died or hangs. Aborting the job." << std::endl;
-    world.abort(kExitStalled);
-  });
 
   const sim::ResultSource source{sim::ResultKind::Measured, backend->engine(), job_hosts(world)};
   const std::string scenario_digest = s.scenario ? sim::digest_hex(s.scenario->document.dump()) : "";
