@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ringlab/sim/compare.hpp"
+#include "ringlab/topology/error.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -57,6 +58,9 @@ CalibrationFit fit_calibration(const Topology& topology, std::span<const Result>
     if (!r.bottlenecks.empty())
       families.insert(link_family(topology.links()[Topology::direction_link(r.bottlenecks.front())].kind));
   out.families.assign(families.begin(), families.end());
+  if (out.families.empty())
+    throw InputError(source, "", "no measured run moves data over a link in its prediction (one rank per run?): "
+                                 "there is nothing to calibrate");
 
   std::vector<Result> fit_runs;
   for (std::size_t i = 0; i < measured.size(); ++i)

@@ -44,7 +44,7 @@ struct CalibrationFit {
 /// Fits link factors to `measured` (runs with fit[i] true are fitted, the others held out) starting
 /// from `base` ("pure" or "nccl"), predicting with `options` (its calibration is replaced during the
 /// fit). Precondition: measured.size() == fit.size(), at least one fitted run. Throws InputError
-/// (naming `source`) when a run cannot be predicted.
+/// (naming `source`) when a run cannot be predicted or no run's prediction moves data over a link.
 CalibrationFit fit_calibration(const Topology& topology, std::span<const Result> measured, const std::vector<bool>& fit,
                                const std::string& base, const PredictOptions& options, const std::string& source);
 
