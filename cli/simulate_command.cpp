@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "ringlab/sim/calibration_file.hpp"
+#include "ringlab/sim/plot.hpp"
 #include "names.hpp"
 #include "output.hpp"
 #include "validators.hpp"
@@ -68,6 +69,7 @@ struct CommandLine {
   std::string format = "table";
   std::string output;
   std::string trace;
+  std::string plot;             ///< --plot: an SVG of busbw against size, one line per algorithm
   bool print_schedule = false;
   std::string rank_order_file;  ///< --rank-order (relative to the working directory); wins over the section's
   std::string schedule_file;    ///< simulate --schedule: run this schedule file instead of building one
@@ -412,10 +414,24 @@ void write_report(std::ostream& out, const std::string& format, const SimulateRu
   else write_table(out, run.header, run.rows);
 }
 
+/// busbw against size, one series per algorithm that ran (NCCL's choice can change with the size).
+void write_busbw_plot(std::ostream& out, const Scenario& scenario, const SimulateRun& run) {
+  std::vector<PlotSeries> series;
+  for (const ReportRow& row : run.rows) {
+    const std::string name = row.result.algorithm;
+    auto it = std::find_if(series.begin(), series.end(), [&](const PlotSeries& s) { return s.name == name; });
+    if (it == series.end()) it = series.insert(series.end(), PlotSeries{name, {}, false, "algorithm"});
+    it->points.push_back({double(row.result.message.count()), row.result.busbw().bytes_per_second() / 1e9});
+  }
+  write_svg_plot(out, scenario.name + ": " + run.header.collective + ", " + std::to_string(run.header.ranks) + " ranks",
+                 PlotQuantity::BusBandwidth, series, "calibration " + run.header.calibration);
+}
+
 void run_simulate(const CommandLine& c) {
   const Scenario scenario = load_scenario_or_default(c.scenario);
   const SimulateRun run = simulate_scenario(scenario, c);
   write_output(c.output, [&](std::ostream& out) { write_report(out, c.format, run, scenario.cluster); });
+  if (!c.plot.empty()) write_output(c.plot, [&](std::ostream& out) { write_busbw_plot(out, scenario, run); });
   if (!c.trace.empty() && run.last_schedule)
     write_output(c.trace, [&](std::ostream& out) {
       write_chrome_trace(out, *run.last_schedule, run.rows.back().result, scenario.cluster);
@@ -515,6 +531,7 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   sim->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");
+  sim->add_option("--plot", c->plot, "write an SVG plot of busbw (GB/s) against message size, one line per algorithm");
   sim->add_flag("--print-schedule", c->print_schedule, "print the compiled schedule of the smallest size first");
   sim->callback([c] { run_simulate(*c); });
 
