@@ -54,8 +54,10 @@ void read_header_line(const std::string& line, Header& h) {
   }
   if (w[0] == "nccl-tests" && w.size() >= 3 && w[1] == "version") {
     h.engine = "nccl-tests " + w[2];
-    if (const auto at = line.find("nccl-library="); at != std::string::npos)
-      h.engine += ", nccl " + nccl_version(std::stol(line.substr(at + 13)));
+    if (const auto at = line.find("nccl-library="); at != std::string::npos) {
+      const long code = std::strtol(line.c_str() + at + 13, nullptr, 10);
+      if (code > 0) h.engine += ", nccl " + nccl_version(code);
+    }
   }
   if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") h.engine += ", nccl " + w[2];
   if (w[0] == "Rank") {
@@ -72,6 +74,46 @@ ResultSource source_of(const Header& h) {
   for (const std::string& host : h.hosts)
     if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
   return ResultSource{ResultKind::Measured, h.engine, hosts};
+}
+
+void read_json_header(const nlohmann::json& doc, Header& h) {
+  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string())
+    h.collective = collective_of(doc["args"][0].get<std::string>());
+  if (doc.contains("nccl_version") && doc["nccl_version"].is_number_integer())
+    h.engine = "nccl-tests, nccl " + nccl_version(doc["nccl_version"].get<long>());
+  if (!doc.contains("config") || !doc["config"].is_object()) return;
+  const auto& config = doc["config"];
+  h.warmup = config.value("warmup_iters", 0);
+  h.iterations = config.value("iterations", 0);
+  if (config.contains("devices") && config["devices"].is_array())
+    for (const auto& d : config["devices"]) h.hosts.push_back(d.value("hostname", std::string("?")));
+}
+
+/// One result of nccl-tests' JSON; nullopt when it lacks the size or the half's time. Throws
+/// nlohmann::json::exception for values of the wrong type.
+std::optional<Result> read_json_row(const nlohmann::json& row, const Header& h, const char* half,
+                                    const std::string& per_iter) {
+  if (!row.is_object() || !row.contains("size") || !row["size"].is_number_integer() || row["size"].get<std::int64_t>() <= 0 ||
+      !row.contains(half) || !row[half].is_object() || !row[half].contains("time") || !row[half]["time"].is_number() ||
+      !(row[half]["time"].get<double>() >= 0))
+    return std::nullopt;
+  Result r;
+  r.source = source_of(h);
+  r.collective = h.collective.value_or(Collective::AllReduce);
+  r.algorithm = "nccl";
+  r.ranks = int(h.hosts.size());
+  r.key.dtype = row.value("type", std::string("float"));
+  r.message = Bytes{row["size"].get<std::int64_t>()};
+  r.time = Duration::from_us(row[half]["time"].get<double>());
+  if (row[half].contains("nwrong") && row[half]["nwrong"].is_number())
+    r.wrong = std::int64_t(std::llround(row[half]["nwrong"].get<double>()));
+  if (row.contains(per_iter) && row[per_iter].is_object()) {
+    const auto& s = row[per_iter];
+    const auto us = [&](const char* key) { return Duration::from_us(s.value(key, 0.0)); };
+    r.iterations = IterationStats{h.iterations, h.warmup, us("min_us"), us("p50_us"), us("avg_us"), us("max_us"),
+                                  us("p99_us")};
+  }
+  return r;
 }
 
 }  // namespace
@@ -126,10 +168,11 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
       const std::string& time = row.fields[base];
       if (time == "N/A") continue;  // this half did not run (ringlab-validate's schedule mode)
       r.time = Duration::from_us(std::stod(time));
+      if (r.message.count() <= 0 || r.time < Duration{0}) throw std::invalid_argument("negative");
       const std::string& wrong = row.fields[base + 3];
       if (wrong != "N/A") r.wrong = std::stoll(wrong);
     } catch (const std::exception&) {
-      problems.add(where, "expected numbers in the size, time and #wrong columns");
+      problems.add(where, "expected numbers in the size, time and #wrong columns (a positive size, a time >= 0)");
       continue;
     }
     results.push_back(std::move(r));
@@ -146,47 +189,25 @@ std::vector<Result> read_nccl_tests_json(const nlohmann::json& doc, const std::s
     problems.throw_if_any();
   }
   Header h;
-  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string())
-    h.collective = collective_of(doc["args"][0].get<std::string>());
-  if (!h.collective) problems.add("/args/0", "expected the program's name (all_reduce_perf, ...)");
-  if (doc.contains("nccl_version") && doc["nccl_version"].is_number_integer())
-    h.engine = "nccl-tests, nccl " + nccl_version(doc["nccl_version"].get<long>());
-  if (doc.contains("config") && doc["config"].is_object()) {
-    const auto& config = doc["config"];
-    h.warmup = config.value("warmup_iters", 0);
-    h.iterations = config.value("iterations", 0);
-    if (config.contains("devices") && config["devices"].is_array())
-      for (const auto& d : config["devices"]) h.hosts.push_back(d.value("hostname", std::string("?")));
+  try {
+    read_json_header(doc, h);
+  } catch (const nlohmann::json::exception& e) {
+    problems.add("/config", std::string("unexpected value: ") + e.what());
   }
+  if (!h.collective) problems.add("/args/0", "expected the program's name (all_reduce_perf, ...)");
   const char* half = placement == Placement::OutOfPlace ? "out_of_place" : "in_place";
   const std::string per_iter = std::string(half) + "_per_iter";
   std::vector<Result> results;
   const auto& rows = doc["results"];
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string where = "/results/" + std::to_string(i);
-    const auto& row = rows[i];
-    if (!row.is_object() || !row.contains("size") || !row["size"].is_number_integer() || !row.contains(half) ||
-        !(*row.find(half)).is_object() || !row[half].contains("time") || !row[half]["time"].is_number()) {
-      problems.add(where, std::string("expected an object with an integer \"size\" and \"") + half + "\": {\"time\": us}");
-      continue;
+    try {
+      if (auto r = read_json_row(rows[i], h, half, per_iter)) results.push_back(std::move(*r));
+      else problems.add(where, std::string("expected an object with a positive integer \"size\" and \"") + half +
+                                   "\": {\"time\": us >= 0}");
+    } catch (const std::exception& e) {  // a value of the wrong type, or a time outside the clock's range
+      problems.add(where, std::string("unexpected value: ") + e.what());
     }
-    Result r;
-    r.source = source_of(h);
-    r.collective = h.collective.value_or(Collective::AllReduce);
-    r.algorithm = "nccl";
-    r.ranks = int(h.hosts.size());
-    r.key.dtype = row.value("type", std::string("float"));
-    r.message = Bytes{row["size"].get<std::int64_t>()};
-    r.time = Duration::from_us(row[half]["time"].get<double>());
-    if (row[half].contains("nwrong") && row[half]["nwrong"].is_number())
-      r.wrong = std::int64_t(std::llround(row[half]["nwrong"].get<double>()));
-    if (row.contains(per_iter) && row[per_iter].is_object()) {
-      const auto& s = row[per_iter];
-      const auto us = [&](const char* key) { return Duration::from_us(s.value(key, 0.0)); };
-      r.iterations = IterationStats{h.iterations, h.warmup, us("min_us"), us("p50_us"), us("avg_us"), us("max_us"),
-                                    us("p99_us")};
-    }
-    results.push_back(std::move(r));
   }
   problems.throw_if_any();
   return results;
