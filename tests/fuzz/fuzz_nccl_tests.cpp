@@ -6,7 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ringlab;
-  const std::string text = fuzz::as_text(data, size);
+  const std::string text(fuzz::as_text(data, size));
   fuzz::expect_only_input_errors([&] {
     if (!text.empty() && text[0] == '{') sim::read_nccl_tests_json(parse_json_text(text, "fuzz.json"), "fuzz.json");
     else sim::read_nccl_tests_text(text, "fuzz.txt");
