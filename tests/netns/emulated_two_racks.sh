@@ -9,7 +9,7 @@
 #      least 2x (the uncalibrated prediction is 2.99x).
 # Exit 77 (skipped) when this machine cannot build namespaces (not root, no permission, no tools).
 #
-#   emulated_two_racks.sh RINGLAB RINGLAB_VALIDATE SOURCE_DIR WORK_DIR
+#   emulated_two_racks.sh RINGLAB RINGLAB_VALIDATE SOURCE_DIR WORK_DIR [SCENARIO]
 set -euo pipefail
 ringlab=$1 validate=$2 src=$3 work=$4
 emu=$src/scripts/emulate-cluster
@@ -24,7 +24,7 @@ TOL=${RINGLAB_NETNS_TOL:-0.25}
 
 "$emu" check || exit $?
 
-scenario=$src/scenarios/emulated-two-racks.json
+scenario=${5:-$src/scenarios/emulated-two-racks.json}  # another rate: the same cluster, rates edited (docs/emulation.md)
 naive=$src/scenarios/orders/emulated-two-racks-interleaved.hosts
 # One prefix per work directory, so a run killed by the CTest timeout is removed by the next one.
 prefix=rl$(printf '%s' "$work" | md5sum | cut -c1-8)
