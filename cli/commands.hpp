@@ -26,6 +26,7 @@ void add_simulate_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 
 /// Runs the scenario document's "simulate" section headless and returns what `simulate --format json`

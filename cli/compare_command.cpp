@@ -1,27 +1,46 @@
-// `ringlab compare PREDICTED MEASURED`: per-size error of predictions against measurements, both as
-// results files (ringlab.results: `simulate -f results`, and later the validation harness).
+// `ringlab compare`: per-size error of predictions against measurements.
+//   ringlab compare PREDICTED MEASURED            two files (ringlab.results; MEASURED may be nccl-tests output)
+//   ringlab compare SCENARIO MEASURED...          predicts every measured run on the scenario first
+// with a table or JSON and, with --plot, an SVG of both curves.
 #include <memory>
 
 #include "commands.hpp"
+#include "measurements.hpp"
 #include "names.hpp"
 #include "output.hpp"
 #include "ringlab/sim/compare.hpp"
 #include "ringlab/sim/result_json.hpp"
+#include "ringlab/topology/error.hpp"
 
 namespace ringlab::cli {
 namespace {
 
 struct CompareLine {
-  std::string predicted;
-  std::string measured;
+  std::vector<std::string> files;
+  PredictLine predict;
   std::string format = "table";
   std::string output;
+  std::string plot;
 };
 
 void run_compare(const CompareLine& c) {
-  const std::vector<sim::Result> predicted = sim::load_results(c.predicted);
-  const std::vector<sim::Result> measured = sim::load_results(c.measured);
+  if (c.files.size() < 2) throw InputError("", "compare", "expected PREDICTED MEASURED, or SCENARIO MEASURED...");
+  std::vector<sim::Result> predicted, measured;
+  std::string title;
+  if (is_scenario_file(c.files[0])) {
+    const Scenario scenario = load_scenario(c.files[0]);
+    measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict.in_place);
+    predicted = sim::predict_measured(scenario.cluster, measured, predict_options(scenario, c.predict, measured),
+                                      c.files[1]);
+    title = scenario.name + ": predicted (" + c.predict.algorithm + ") vs measured";
+  } else {
+    if (c.files.size() != 2) throw InputError(c.files[0], "", "is a results file: expected exactly PREDICTED MEASURED");
+    predicted = sim::load_results(c.files[0]);
+    measured = load_all_measurements({c.files[1]}, c.predict.in_place);
+    title = "predicted vs measured";
+  }
   const sim::Comparison comparison = sim::compare(predicted, measured);
+  if (!c.plot.empty()) write_output(c.plot, [&](std::ostream& out) { sim::write_comparison_svg(out, comparison, title); });
   write_output(c.output, [&](std::ostream& out) {
     if (c.format == "json") out << sim::to_json(comparison).dump(2) << '\n';
     else write_comparison_table(out, comparison);
@@ -33,11 +52,15 @@ void run_compare(const CompareLine& c) {
 void add_compare_command(CLI::App& app) {
   auto c = std::make_shared<CompareLine>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare predicted with measured results (ringlab.results files): per-size error, median and worst");
-  cmd->add_option("predicted", c->predicted, "results file of the prediction (simulate -f results)")->required();
-  cmd->add_option("measured", c->measured, "results file of the measurement")->required();
+      "compare", "Compare predictions with measurements (ringlab-validate results, nccl-tests text or -J JSON): "
+                 "per-size error, median and worst, and an SVG plot");
+  cmd->add_option("files", c->files,
+                  "PREDICTED MEASURED (results files), or SCENARIO MEASURED... (each measured run is predicted on the scenario)")
+      ->required();
+  add_predict_options(*cmd, c->predict);
   cmd->add_option("-f,--format", c->format, "table or json")->check(one_of("format", {"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", c->output, "write the comparison to this file instead of standard output");
+  cmd->add_option("--plot", c->plot, "write an SVG plot of predicted and measured time against size");
   cmd->callback([c] { run_compare(*c); });
 }
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   ringlab::cli::add_train_command(app);
   ringlab::cli::add_sweep_command(app);
   ringlab::cli::add_compare_command(app);
+  ringlab::cli::add_calibrate_command(app);
   ringlab::cli::add_plan_command(app);
   // Hidden (no group): the build writes the man page and completion scripts with these.
   app.add_flag_callback(

@@ -6,6 +6,7 @@
 // InputError naming the file and the /simulate/<key> path.
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "ringlab/sim/calibration_file.hpp"
 #include "names.hpp"
 #include "output.hpp"
 #include "validators.hpp"
@@ -81,7 +83,8 @@ struct RunPlan {
   std::vector<Bytes> sizes;
   Payload payload;
   Protocol protocol = Protocol::Simple;
-  bool nccl_calibration = false;
+  Calibration calibration = Calibration::pure();  ///< pure, nccl, or a calibration file's
+  std::string calibration_name = "pure";          ///< for the report header
   Hierarchy hierarchy = Hierarchy::Leader;
   InterAlgorithm inter = InterAlgorithm::Ring;
   EcmpPolicy ecmp = EcmpPolicy::Hash;
@@ -194,10 +197,15 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
   plan.simgrid_model = lookup<SimgridModel>(s.simgrid_model, find_simgrid_model, "/simulate/simgrid_model",
                                             "pure or default", problems);
   const std::string calibration = s.calibration.empty() ? (s.algorithm == "nccl" ? "nccl" : "pure") : s.calibration;
-  if (calibration != "pure" && calibration != "nccl")
+  plan.calibration_name = calibration;
+  if (calibration == "pure" || calibration == "nccl") {
+    plan.calibration = calibration == "nccl" ? Calibration::nccl() : Calibration::pure();
+  } else if (std::filesystem::exists(calibration)) {
+    plan.calibration = load_calibration_file(calibration).calibration();  // throws InputError naming the file
+  } else {
     problems.add("/simulate/calibration", "unknown value '" + calibration + "'" + did_you_mean(calibration, "pure or nccl") +
-                                              "; expected pure or nccl");
-  plan.nccl_calibration = calibration == "nccl";
+                                              "; expected pure, nccl or a calibration file (ringlab calibrate -o)");
+  }
   try {
     plan.sizes = parse_sizes(s.sizes);
   } catch (const std::exception& e) {
@@ -246,7 +254,7 @@ SimOptions sim_options(const RunPlan& plan) {
   SimOptions options;
   options.ecmp = plan.ecmp;
   options.ecmp_seed = plan.seed;
-  options.calibration = plan.nccl_calibration ? Calibration::nccl() : Calibration::pure();
+  options.calibration = plan.calibration;
   options.calibration.model_compute = plan.model_compute;
   options.record_rank_finish = plan.rank_finish;
   return options;
@@ -348,7 +356,7 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
   header.collective = std::string(to_string(schedule.collective()));
   header.algorithm = schedule.algorithm() + " (from " + c.schedule_file + ")";
   header.ranks = schedule.rank_count();
-  header.calibration = plan.nccl_calibration ? "nccl" : "pure";
+  header.calibration = plan.calibration_name;
   header.order_source = order.source;
   header.order_digest = order.digest(scenario.cluster);
   header.order = order.to_json(scenario.cluster);
@@ -387,7 +395,7 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   header.order_source = plan.order.source;
   header.order_digest = plan.order.digest(scenario.cluster);
   header.order = plan.order.to_json(scenario.cluster);
-  header.calibration = plan.nccl_calibration ? "nccl" : "pure";
+  header.calibration = plan.calibration_name;
   if (plan.simgrid) header.notes = "engine simgrid (" + std::string(to_string(plan.simgrid_model)) + " model)";
   if (plan.payload.compression.kind != CompressionKind::None)
     header.notes += (header.notes.empty() ? "" : ", ") + ("compression " + to_string(plan.payload.compression));
@@ -454,7 +462,7 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
   text("-d,--dtype", "dtype", "float, bf16, half, fp8, int8", d.dtype);
   text("--compression", "compression", "none, fp8, int8, topk:RATIO (0 < RATIO <= 1)", d.compression);
   text("-p,--protocol", "protocol", "NCCL protocol for calibration: simple, ll128, ll", d.protocol);
-  text("--calibration", "calibration", "pure (alpha-beta, factors 1) or nccl (protocol efficiencies)",
+  text("--calibration", "calibration", "pure (alpha-beta, factors 1), nccl (protocol efficiencies), or a calibration file from `ringlab calibrate`",
        "nccl with --algo nccl, else pure");
   count("--channels", "channels", "parallel rings/trees, 1 to 64", integer_between(1, 64), std::to_string(d.channels));
   text("--chunk", "chunk", "pipeline chunk size in bytes or with a unit, e.g. 512KiB (0 = no pipelining)", d.chunk);

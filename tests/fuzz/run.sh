@@ -15,7 +15,7 @@ seed=${2:-1}
 shift $(( $# < 2 ? $# : 2 ))
 build=${BUILD_DIR:-build-fuzz}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario slurm_conf slurm_yaml ibnetdiscover nvidia_smi nccl_xml rank_order schedule results)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario slurm_conf slurm_yaml ibnetdiscover nvidia_smi nccl_xml rank_order schedule results nccl_tests)
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="${CXX:-clang++}" \
       -DRINGLAB_FUZZ=ON -DRINGLAB_TESTS=OFF -DRINGLAB_BENCH=OFF ${CMAKE_ARGS:-} >/dev/null
@@ -33,6 +33,7 @@ seeds() {
     rank_order) echo "tests/data/rank_order/* scenarios/orders/*" ;;
     schedule) echo "tests/data/schedule/*.json" ;;
     results) echo "tests/data/results/*.json" ;;
+    nccl_tests) echo "tests/data/nccl_tests/h100-1gpu/*.txt tests/data/nccl_tests/h100-1gpu/*.json" ;;
   esac
 }
 dict() {

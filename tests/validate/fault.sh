@@ -6,20 +6,20 @@ set -u
 mode=$1 mpirun=$2 validate=$3
 # Each mode runs its own iteration count, so that the two tests, run in parallel, find only their own ranks.
 iters=$([ "$mode" = stop ] && echo 100000 || echo 100001)
-pattern="$validate --backend mpi -b 4K -e 4K -w 0 -n $iters"
+pattern="^$validate --backend mpi -b 4K -e 4K -w 0 -n $iters"  # the ranks, not mpirun
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 start=$(date +%s)
 "$mpirun" --oversubscribe -np 3 "$validate" --backend mpi -b 4K -e 4K -w 0 -n "$iters" --timeout 5 \
   >"$log/out" 2>"$log/err" &
 job=$!
-# Wait until the ranks run, then stop or kill rank 1 (the second ringlab-validate process by start time).
-for _ in $(seq 100); do
-  mapfile -t ranks < <(pgrep -f -- "$pattern" | sort -n)
-  [ "${#ranks[@]}" -ge 3 ] && break
+# Wait until the ranks are in the timed loop (rank 0 has printed the column header), then stop or kill
+# rank 1 (the second ringlab-validate process by process id).
+for _ in $(seq 300); do
+  grep -q "(elements)" "$log/out" 2>/dev/null && break
   sleep 0.1
 done
-sleep 1
+mapfile -t ranks < <(pgrep -f -- "$pattern" | sort -n)
 if [ "${#ranks[@]}" -lt 3 ]; then echo "the ranks did not start"; cat "$log/err"; exit 1; fi
 victim=${ranks[1]}
 if [ "$mode" = stop ]; then kill -STOP "$victim"; else kill -KILL "$victim"; fi

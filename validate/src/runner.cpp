@@ -225,7 +225,8 @@ void print_columns(std::ostream& out) {
   out << "#\n";
   out << "#                                                              out-of-place                       in-place\n";
   out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
-  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)"
+      << std::endl;
 }
 
 std::string half_columns(const Half& h, sim::Collective c, int ranks) {
@@ -284,9 +285,108 @@ std::unique_ptr<Backend> make_backend(const World& world, const std::string& nam
   throw InputError("", "--backend", "expected mpi or nccl, not '" + name + "'");
 }
 
+/// One size's schedule and this rank's program of it (schedule mode).
+struct Compiled {
+  sim::Schedule schedule;
+  std::vector<RankProgram> programs;
+};
+
+Compiled compile_size(const Setup& s, const Options& o, Bytes size) {
+  sim::CollectiveSpec spec;
+  spec.collective = s.collective;
+  spec.algorithm = s.algorithm;
+  spec.message = size;
+  spec.payload.dtype = *schedule_type(s.type);
+  spec.channels = o.channels;
+  spec.chunk = s.chunk;
+  spec.root = o.root;
+  spec.channel_rings = s.order->channel_rings;
+  std::optional<sim::Schedule> schedule;
+  try {
+    schedule = sim::build_schedule(s.scenario->cluster, s.order->ranks, spec);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("", "--algo", e.what());
+  }
+  if (const auto why = unsupported(*schedule); !why.empty())
+    throw InputError("", "--algo", "the harness cannot execute this schedule: " + why.front());
+  std::vector<RankProgram> programs = compile_programs(*schedule);
+  return Compiled{std::move(*schedule), std::move(programs)};
+}
+
+/// Everything measured for one size: both placements (out of place in library mode only).
+struct SizeOutcome {
+  Half out_of_place, in_place;
+  sim::RunKey key;
+  std::int64_t count = 0;
+};
+
+SizeOutcome measure_size(const World& world, Backend& backend, Watchdog& watchdog, const Setup& s, const Options& o,
+                         const std::string& backend_name, Bytes size) {
+  const int p = world.size();
+  const bool blocked = s.collective == sim::Collective::ReduceScatter || s.collective == sim::Collective::AllGather;
+  Case c;
+  c.collective = s.collective;
+  c.type = s.type;
+  c.ranks = p;
+  c.rank = world.rank();
+  c.root = o.root;
+  c.count = size.count() / element_bytes(s.type);
+  c.block = blocked ? c.count / p : c.count;
+  std::optional<Compiled> compiled;
+  if (s.schedule) {
+    compiled = compile_size(s, o, size);
+    c.schedule = &compiled->schedule;
+    c.program = &compiled->programs[std::size_t(world.rank())];
+  }
+  SizeOutcome outcome;
+  outcome.count = c.count;
+  const std::string label = "size " + std::to_string(size.count()) + " B";
+  if (!s.schedule) {
+    c.in_place = false;
+    outcome.out_of_place = measure(world, backend, watchdog, c, o, label + ", out of place");
+  }
+  c.in_place = true;
+  outcome.in_place = measure(world, backend, watchdog, c, o, label + ", in place");
+  for (Half* h : {&outcome.out_of_place, &outcome.in_place}) {
+    h->m.collective = s.collective;
+    h->m.algorithm = compiled ? compiled->schedule.algorithm() : backend_name;
+    h->m.dtype = nccl_tests_name(s.type);
+    h->m.message = size;
+  }
+  outcome.key.dtype = nccl_tests_name(s.type);
+  if (compiled) {
+    outcome.key.protocol = std::string(to_string(compiled->schedule.protocol()));
+    outcome.key.channels = int(compiled->schedule.channel_count());
+  }
+  return outcome;
+}
+
+void print_row(std::ostream& out, const Setup& s, const Options& o, int ranks, Bytes size, const SizeOutcome& r) {
+  const bool rooted = s.collective == sim::Collective::Broadcast || s.collective == sim::Collective::Reduce;
+  const bool reduces = s.collective != sim::Collective::AllGather && s.collective != sim::Collective::Broadcast;
+  out << pad(std::to_string(size.count()), 12) << pad(std::to_string(r.count), 14) << pad(nccl_tests_name(s.type), 10)
+      << pad(reduces ? "sum" : "none", 8) << pad(rooted ? std::to_string(o.root) : "-1", 8)
+      << half_columns(r.out_of_place, s.collective, ranks) << half_columns(r.in_place, s.collective, ranks) << std::endl;
+}
+
+/// The per-iteration statistics line of one placement.
+std::string statistics_line(Bytes size, bool in_place, const sim::IterationStats& st) {
+  return "# " + pad(std::to_string(size.count()), 12) + (in_place ? "  in-place    " : "  out-of-place") +
+         pad(sim::format_time_us(st.min.microseconds()), 9) + pad(sim::format_time_us(st.median.microseconds()), 9) +
+         pad(sim::format_time_us(st.mean.microseconds()), 9) + pad(sim::format_time_us(st.p99->microseconds()), 9) +
+         pad(sim::format_time_us(st.max.microseconds()), 9) + "\n";
+}
+
 }  // namespace
 
 int run_harness(const World& world, const Options& o) {
+  // Armed from the start: the set-up broadcasts too, and a peer that hangs there must not hang the job.
+  Watchdog watchdog(std::chrono::duration<double>(o.timeout_seconds), [&](const std::string& what) {
+    std::cerr << "ringlab-validate: rank " << world.rank() << " on " << world.host() << ": no progress for "
+              << o.timeout_seconds << " s (" << what << "); a peer has died or hangs. Aborting the job." << std::endl;
+    world.abort(kExitStalled);
+  });
+  watchdog.arm("start-up: reading the scenario and rank order, creating the communicator");
   const Setup s = read_setup(world, o);
   std::ostream& out = std::cout;
   const bool leader = world.rank() == 0;
@@ -297,7 +397,6 @@ int run_harness(const World& world, const Options& o) {
 
   const std::vector<std::string> devices =
       world.gather_strings(backend->device() + ", pid " + std::to_string(::getpid()));
-
   if (leader) print_header(world, o, s, *backend, devices, out);
   const int misplaced = check_placement(world, s, out);
   if (leader) print_columns(out);
@@ -305,103 +404,36 @@ int run_harness(const World& world, const Options& o) {
     throw InputError(o.rank_order.empty() ? o.scenario : o.rank_order, "",
                      std::to_string(misplaced) + " ranks run on other hosts than the rank order says (--strict-placement)");
 
-  Watchdog watchdog(std::chrono::duration<double>(o.timeout_seconds), [&](const std::string& what) {
-    std::cerr << "ringlab-validate: rank " << world.rank() << " on " << world.host() << ": no progress for "
-              << o.timeout_seconds << " s (" << what << "); a peer has died or hangs. Aborting the job." << std::endl;
-    world.abort(kExitStalled);
-  });
-
-  const int p = world.size();
-  const bool blocked = s.collective == sim::Collective::ReduceScatter || s.collective == sim::Collective::AllGather;
-  const bool rooted = s.collective == sim::Collective::Broadcast || s.collective == sim::Collective::Reduce;
+  const sim::ResultSource source{sim::ResultKind::Measured, backend->engine(), job_hosts(world)};
   const std::string scenario_digest = s.scenario ? sim::digest_hex(s.scenario->document.dump()) : "";
   const std::string order_digest = s.order ? s.order->digest(s.scenario->cluster) : "";
-  sim::ResultSource source{sim::ResultKind::Measured, backend->engine(), job_hosts(world)};
   std::vector<sim::Result> results;
   std::int64_t wrong_total = 0;
-  double busbw_sum = 0;
-  int busbw_count = 0;
-  std::ostringstream per_iteration;
-
+  std::vector<double> busbw;
+  std::string statistics;
   for (const Bytes size : s.sizes) {
-    const std::int64_t elem = element_bytes(s.type);
-    Case c;
-    c.collective = s.collective;
-    c.type = s.type;
-    c.ranks = p;
-    c.rank = world.rank();
-    c.root = o.root;
-    c.count = size.count() / elem;
-    c.block = blocked ? c.count / p : c.count;
-    std::optional<sim::Schedule> schedule;
-    std::vector<RankProgram> programs;
-    std::string algorithm = backend_name;
-    if (s.schedule) {
-      sim::CollectiveSpec spec;
-      spec.collective = s.collective;
-      spec.algorithm = s.algorithm;
-      spec.message = size;
-      spec.payload.dtype = *schedule_type(s.type);
-      spec.channels = o.channels;
-      spec.chunk = s.chunk;
-      spec.root = o.root;
-      spec.channel_rings = s.order->channel_rings;
-      try {
-        schedule = sim::build_schedule(s.scenario->cluster, s.order->ranks, spec);
-      } catch (const std::invalid_argument& e) {
-        throw InputError("", "--algo", e.what());
-      }
-      if (const auto why = unsupported(*schedule); !why.empty())
-        throw InputError("", "--algo", "the harness cannot execute this schedule: " + why.front());
-      programs = compile_programs(*schedule);
-      c.schedule = &*schedule;
-      c.program = &programs[std::size_t(world.rank())];
-      algorithm = schedule->algorithm();
-    }
-    const std::string label = "size " + std::to_string(size.count()) + " B";
-    Half out_of_place, in_place;
-    if (!s.schedule) {
-      c.in_place = false;
-      out_of_place = measure(world, *backend, watchdog, c, o, label + ", out of place");
-    }
-    c.in_place = true;
-    in_place = measure(world, *backend, watchdog, c, o, label + ", in place");
-
-    for (Half* h : {&out_of_place, &in_place}) {
+    SizeOutcome r = measure_size(world, *backend, watchdog, s, o, backend_name, size);
+    for (const Half* h : {&r.out_of_place, &r.in_place}) {
       if (!h->ran) continue;
-      h->m.collective = s.collective;
-      h->m.algorithm = algorithm;
-      h->m.dtype = nccl_tests_name(s.type);
-      h->m.message = size;
-      if (h->m.wrong) wrong_total += *h->m.wrong;
+      wrong_total += h->m.wrong.value_or(0);
       const sim::IterationStats st = iteration_stats(h->m.iterations, h->m.warmup);
-      if (st.median.seconds() > 0) {
-        busbw_sum += double(size.count()) / st.median.seconds() / 1e9 * sim::busbw_factor(s.collective, p);
-        ++busbw_count;
-      }
-      per_iteration << "# " << pad(std::to_string(size.count()), 12) << (h == &in_place ? "  in-place    " : "  out-of-place")
-                    << pad(sim::format_time_us(st.min.microseconds()), 9) << pad(sim::format_time_us(st.median.microseconds()), 9)
-                    << pad(sim::format_time_us(st.mean.microseconds()), 9) << pad(sim::format_time_us(st.p99->microseconds()), 9)
-                    << pad(sim::format_time_us(st.max.microseconds()), 9) << "\n";
+      if (st.median.seconds() > 0)
+        busbw.push_back(double(size.count()) / st.median.seconds() / 1e9 * sim::busbw_factor(s.collective, world.size()));
+      statistics += statistics_line(size, h == &r.in_place, st);
     }
-    const Half& reported = out_of_place.ran ? out_of_place : in_place;
-    sim::RunKey key{scenario_digest, nccl_tests_name(s.type), schedule ? std::string(to_string(schedule->protocol())) : "",
-                    schedule ? int(schedule->channel_count()) : 0, order_digest};
-    results.push_back(measured_result(reported.m, source, key));
-    if (leader) {
-      out << pad(std::to_string(size.count()), 12) << pad(std::to_string(c.count), 14)
-          << pad(nccl_tests_name(s.type), 10)
-          << pad(s.collective == sim::Collective::AllGather || s.collective == sim::Collective::Broadcast ? "none" : "sum", 8)
-          << pad(rooted ? std::to_string(o.root) : "-1", 8) << half_columns(out_of_place, s.collective, p)
-          << half_columns(in_place, s.collective, p) << std::endl;
-    }
+    r.key.scenario = scenario_digest;
+    r.key.order = order_digest;
+    results.push_back(measured_result(r.out_of_place.ran ? r.out_of_place.m : r.in_place.m, source, r.key));
+    if (leader) print_row(out, s, o, world.size(), size, r);
   }
 
   if (leader) {
+    double mean_busbw = 0;
+    for (double b : busbw) mean_busbw += b / double(busbw.size());
     out << "# Out of bounds values : " << wrong_total << (wrong_total ? " FAILED" : " OK") << "\n";
-    out << "# Avg bus bandwidth    : " << fixed(busbw_count ? busbw_sum / busbw_count : 0, 4) << "\n#\n";
+    out << "# Avg bus bandwidth    : " << fixed(mean_busbw, 4) << "\n#\n";
     out << "# Per-iteration times (us), slowest rank per iteration:\n";
-    out << "#       size  placement        min   median     mean      p99      max\n" << per_iteration.str();
+    out << "#       size  placement        min   median     mean      p99      max\n" << statistics;
     out.flush();
     if (!o.results.empty())
       write_output(o.results, [&](std::ostream& file) { sim::write_results_json(file, results); });

@@ -37,7 +37,10 @@ Calibration Calibration::nccl() {
   return c;
 }
 
-Bandwidth Calibration::reduce_rate(GpuModel model) const { return gpu_spec(model).hbm / reduce_traffic; }
+Bandwidth Calibration::reduce_rate(GpuModel model) const {
+  if (const auto& measured = measured_reduce_rate[std::size_t(model)]) return *measured;
+  return gpu_spec(model).hbm / reduce_traffic;
+}
 Bandwidth Calibration::codec_rate(GpuModel model) const { return gpu_spec(model).hbm / codec_traffic; }
 Bandwidth Calibration::copy_rate(GpuModel model) const { return gpu_spec(model).hbm / copy_traffic; }
 Bandwidth Calibration::default_cpu_memory_bandwidth() {

@@ -52,6 +52,9 @@ class Calibration {
   Bandwidth cpu_memory_bandwidth = default_cpu_memory_bandwidth();
   /// Set false to make local ops free (pure network timing).
   bool model_compute = true;
+  /// Measured reduction rates (reduced bytes per second) per GPU model, from a GPU calibration
+  /// (ringlab-validate --gpu-calibration); they replace HBM bandwidth / reduce_traffic.
+  std::array<std::optional<Bandwidth>, kGpuModelCount> measured_reduce_rate{};
 
   /// Rate at which a GPU of this model reduces, i.e. HBM bandwidth / reduce_traffic.
   Bandwidth reduce_rate(GpuModel model) const;

@@ -53,6 +53,11 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
 void write_comparison_table(std::ostream& out, const Comparison& comparison);
 /// The comparison as JSON: {"rows": [...], "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted",
 /// "unmatched_measured"} (unmatched rows as {collective, message_bytes, dtype}).
+/// An SVG plot of the comparison: time (us) against message size (bytes), both on log scales, one
+/// line with markers for the predictions and one for the measurements per collective, with axes,
+/// labelled ticks, a legend and `title`. Deterministic (fixed precision).
+void write_comparison_svg(std::ostream& out, const Comparison& comparison, const std::string& title);
+
 /// The comparison's JSON schema name and version (docs/report-formats.md).
 inline constexpr std::string_view kComparisonSchema = "ringlab.comparison";
 inline constexpr int kComparisonVersion = 1;

@@ -1,0 +1,36 @@
+// What `ringlab compare` and `ringlab calibrate` share: reading measurement files (ringlab.results,
+// nccl-tests text or JSON), telling a scenario from a results file, and the prediction settings
+// (--rank-order, --algo, --calibration) of measured runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "ringlab/sim/predict.hpp"
+#include "ringlab/topology/scenario.hpp"
+
+namespace ringlab::cli {
+
+struct PredictLine {
+  std::string rank_order;           ///< --rank-order: plan.json, hostfile, ...
+  std::string algorithm = "nccl";   ///< --algo
+  std::string calibration;          ///< --calibration: pure, nccl or a file ("": nccl for nccl, else pure)
+  bool in_place = false;            ///< --in-place: nccl-tests' in-place half
+};
+
+/// Adds --rank-order, --algo, --calibration and --in-place to `cmd`.
+void add_predict_options(CLI::App& cmd, PredictLine& line);
+
+/// True when the JSON file at `path` is a scenario (has the "ringlab" format key), false otherwise.
+bool is_scenario_file(const std::string& path);
+
+/// Every measured run of `paths`, in file order.
+std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& paths, bool in_place);
+
+/// The prediction settings for `measured` runs on `scenario` (the rank order sized to their rank count).
+sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
+                                    const std::vector<sim::Result>& measured);
+
+}  // namespace ringlab::cli

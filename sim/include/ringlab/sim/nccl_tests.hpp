@@ -1,0 +1,42 @@
+// Measurements from nccl-tests (NVIDIA/nccl-tests: all_reduce_perf and friends), read into measured
+// Results, so runs on machines where ringlab-validate cannot be installed compare and calibrate like
+// the harness's own. Both of nccl-tests' outputs are read:
+//   - the text table it prints (shared/reference/formats.md 8): "# Collective test starting: X_perf",
+//     the "# nThread ... warmup iters: W iters: N" line, one "#  Rank ..." line per rank (the host
+//     after "on"), and rows of size, count, type, redop, root, then time (us), algbw, busbw, #wrong for
+//     out-of-place and in-place; tolerated: old headers without "Group", "# Reducing maxBytes" lines,
+//     "N/A" in #wrong (-c 0), extra vendor columns after the thirteenth;
+//   - its JSON (-J file, "version": 3): args[0] names the program, config holds the iteration counts
+//     and the devices, and each result has "out_of_place"/"in_place" and, with -I 1,
+//     "*_per_iter" statistics (min, median = p50, mean, p99, max), which become the Result's
+//     iterations (compare() then uses the median; without them, the reported mean).
+// ringlab-validate's own table ("# ringlab-validate: allreduce, ...") reads the same way.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ringlab/sim/result.hpp"
+
+namespace ringlab::sim {
+
+/// Which half of nccl-tests' table becomes the Result.
+enum class Placement : std::uint8_t { OutOfPlace, InPlace };
+
+/// Reads nccl-tests' text output. Time = the reported time (the mean of the iterations); no iteration
+/// statistics (the text has no distribution). Throws InputError naming `file` and the line of every problem.
+std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file,
+                                         Placement placement = Placement::OutOfPlace);
+
+/// Reads nccl-tests' -J JSON document. Throws InputError naming `file` and the JSON pointer.
+std::vector<Result> read_nccl_tests_json(const nlohmann::json& document, const std::string& file,
+                                         Placement placement = Placement::OutOfPlace);
+
+/// Any measurement file: a ringlab.results file, nccl-tests JSON or nccl-tests text, told apart by
+/// content. Throws InputError naming `path`.
+std::vector<Result> load_measurements(const std::string& path, Placement placement = Placement::OutOfPlace);
+
+}  // namespace ringlab::sim

@@ -1,0 +1,208 @@
+// nccl-tests' text and JSON outputs into measured Results (nccl_tests.hpp).
+#include "ringlab/sim/nccl_tests.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "ringlab/sim/result_json.hpp"
+#include "ringlab/topology/error.hpp"
+#include "ringlab/topology/scenario.hpp"
+
+namespace ringlab::sim {
+namespace {
+
+/// "all_reduce_perf", "build/reduce_scatter_perf", "allreduce" -> the collective; nullopt otherwise.
+std::optional<Collective> collective_of(std::string name) {
+  if (const auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, "_perf") == 0) name.resize(name.size() - 5);
+  std::string compact;
+  for (char c : name)
+    if (c != '_') compact += c;
+  return find_collective(compact);
+}
+
+/// NCCL's version code (22803) as "2.28.3".
+std::string nccl_version(long code) {
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
+struct Header {
+  std::optional<Collective> collective;
+  std::string engine = "nccl-tests";
+  std::vector<std::string> hosts;  ///< per rank
+  int warmup = 0;      ///< JSON only (config)
+  int iterations = 0;  ///< JSON only (config)
+};
+
+void read_header_line(const std::string& line, Header& h) {
+  std::istringstream words(line.substr(1));
+  std::vector<std::string> w;
+  for (std::string s; words >> s;) w.push_back(s);
+  if (w.empty()) return;
+  if (w.size() >= 4 && w[0] == "Collective" && w[1] == "test" && w[2] == "starting:") h.collective = collective_of(w[3]);
+  if (w[0] == "ringlab-validate:" && w.size() >= 2) {
+    std::string name = w[1];
+    if (!name.empty() && name.back() == ',') name.pop_back();
+    h.collective = collective_of(name);
+    if (const auto at = line.find("backend "); at != std::string::npos) {
+      const auto end = line.find(", mode", at);
+      h.engine = line.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
+    }
+  }
+  if (w[0] == "nccl-tests" && w.size() >= 3 && w[1] == "version") {
+    h.engine = "nccl-tests " + w[2];
+    if (const auto at = line.find("nccl-library="); at != std::string::npos)
+      h.engine += ", nccl " + nccl_version(std::stol(line.substr(at + 13)));
+  }
+  if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") h.engine += ", nccl " + w[2];
+  if (w[0] == "Rank") {
+    for (std::size_t i = 0; i + 1 < w.size(); ++i)
+      if (w[i] == "on") {
+        h.hosts.push_back(w[i + 1]);
+        break;
+      }
+  }
+}
+
+ResultSource source_of(const Header& h) {
+  std::vector<std::string> hosts;
+  for (const std::string& host : h.hosts)
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  return ResultSource{ResultKind::Measured, h.engine, hosts};
+}
+
+}  // namespace
+
+std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file, Placement placement) {
+  ProblemList problems(file);
+  Header h;
+  struct Row {
+    int line;
+    std::vector<std::string> fields;
+  };
+  std::vector<Row> rows;
+  std::istringstream in{std::string(text)};
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    if (line[first] == '#') {
+      read_header_line(line.substr(first), h);
+      continue;
+    }
+    std::istringstream words(line);
+    Row row{number, {}};
+    for (std::string s; words >> s;) row.fields.push_back(s);
+    // Rows start with the size; anything else (NCCL INFO lines, warnings) is not a row.
+    if (!row.fields.empty() && std::isdigit(static_cast<unsigned char>(row.fields[0][0]))) rows.push_back(row);
+  }
+  if (!h.collective)
+    problems.add("", "cannot tell which collective ran: expected a '# Collective test starting: X_perf' line");
+  if (rows.empty()) problems.add("", "no result rows (lines starting with a size)");
+  problems.throw_if_any();
+
+  std::vector<Result> results;
+  const std::size_t base = placement == Placement::OutOfPlace ? 5 : 9;
+  for (const Row& row : rows) {
+    const std::string where = "line " + std::to_string(row.line);
+    if (row.fields.size() < 13) {
+      problems.add(where, "expected 13 columns (size count type redop root, then time algbw busbw #wrong twice), got " +
+                              std::to_string(row.fields.size()));
+      continue;
+    }
+    Result r;
+    r.source = source_of(h);
+    r.collective = *h.collective;
+    r.algorithm = "nccl";
+    r.ranks = int(h.hosts.size());
+    r.key.dtype = row.fields[2];
+    try {
+      r.message = Bytes{std::stoll(row.fields[0])};
+      const std::string& time = row.fields[base];
+      if (time == "N/A") continue;  // this half did not run (ringlab-validate's schedule mode)
+      r.time = Duration::from_us(std::stod(time));
+      const std::string& wrong = row.fields[base + 3];
+      if (wrong != "N/A") r.wrong = std::stoll(wrong);
+    } catch (const std::exception&) {
+      problems.add(where, "expected numbers in the size, time and #wrong columns");
+      continue;
+    }
+    results.push_back(std::move(r));
+  }
+  if (!h.hosts.empty() && results.empty()) problems.add("", "no row has a time in the chosen half of the table");
+  problems.throw_if_any();
+  return results;
+}
+
+std::vector<Result> read_nccl_tests_json(const nlohmann::json& doc, const std::string& file, Placement placement) {
+  ProblemList problems(file);
+  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) {
+    problems.add("", "expected nccl-tests JSON: an object with a \"results\" array");
+    problems.throw_if_any();
+  }
+  Header h;
+  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string())
+    h.collective = collective_of(doc["args"][0].get<std::string>());
+  if (!h.collective) problems.add("/args/0", "expected the program's name (all_reduce_perf, ...)");
+  if (doc.contains("nccl_version") && doc["nccl_version"].is_number_integer())
+    h.engine = "nccl-tests, nccl " + nccl_version(doc["nccl_version"].get<long>());
+  if (doc.contains("config") && doc["config"].is_object()) {
+    const auto& config = doc["config"];
+    h.warmup = config.value("warmup_iters", 0);
+    h.iterations = config.value("iterations", 0);
+    if (config.contains("devices") && config["devices"].is_array())
+      for (const auto& d : config["devices"]) h.hosts.push_back(d.value("hostname", std::string("?")));
+  }
+  const char* half = placement == Placement::OutOfPlace ? "out_of_place" : "in_place";
+  const std::string per_iter = std::string(half) + "_per_iter";
+  std::vector<Result> results;
+  const auto& rows = doc["results"];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = "/results/" + std::to_string(i);
+    const auto& row = rows[i];
+    if (!row.is_object() || !row.contains("size") || !row["size"].is_number_integer() || !row.contains(half) ||
+        !(*row.find(half)).is_object() || !row[half].contains("time") || !row[half]["time"].is_number()) {
+      problems.add(where, std::string("expected an object with an integer \"size\" and \"") + half + "\": {\"time\": us}");
+      continue;
+    }
+    Result r;
+    r.source = source_of(h);
+    r.collective = h.collective.value_or(Collective::AllReduce);
+    r.algorithm = "nccl";
+    r.ranks = int(h.hosts.size());
+    r.key.dtype = row.value("type", std::string("float"));
+    r.message = Bytes{row["size"].get<std::int64_t>()};
+    r.time = Duration::from_us(row[half]["time"].get<double>());
+    if (row[half].contains("nwrong") && row[half]["nwrong"].is_number())
+      r.wrong = std::int64_t(std::llround(row[half]["nwrong"].get<double>()));
+    if (row.contains(per_iter) && row[per_iter].is_object()) {
+      const auto& s = row[per_iter];
+      const auto us = [&](const char* key) { return Duration::from_us(s.value(key, 0.0)); };
+      r.iterations = IterationStats{h.iterations, h.warmup, us("min_us"), us("p50_us"), us("avg_us"), us("max_us"),
+                                    us("p99_us")};
+    }
+    results.push_back(std::move(r));
+  }
+  problems.throw_if_any();
+  return results;
+}
+
+std::vector<Result> load_measurements(const std::string& path, Placement placement) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the measurement file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  const auto first = content.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || content[first] != '{') return read_nccl_tests_text(content, path, placement);
+  const nlohmann::json doc = parse_json_text(content, path);
+  if (doc.is_object() && doc.contains("schema")) return read_results_json(doc, path);
+  return read_nccl_tests_json(doc, path, placement);
+}
+
+}  // namespace ringlab::sim

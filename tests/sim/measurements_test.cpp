@@ -1,0 +1,189 @@
+// Measurements in: nccl-tests text and JSON (real files from one H100, tests/data/nccl_tests/h100-1gpu,
+// values read off the files by hand), calibration files, the calibration fit (recovering factors that
+// generated the "measurements"), and the comparison plot.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "ringlab/sim/calibrate.hpp"
+#include "ringlab/sim/calibration_file.hpp"
+#include "ringlab/sim/compare.hpp"
+#include "ringlab/sim/nccl_tests.hpp"
+#include "ringlab/sim/run_collective.hpp"
+#include "ringlab/topology/error.hpp"
+#include "ringlab/topology/scenario.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(RINGLAB_SOURCE_DIR) + "/tests/data/" + name; }
+
+}  // namespace
+
+TEST_CASE("nccl-tests text: the rows, times, #wrong and hosts of a real all_reduce_perf run") {
+  const std::vector<Result> runs = load_measurements(data("nccl_tests/h100-1gpu/all_reduce_perf.txt"));
+  REQUIRE(runs.size() == 14);
+  const Result& last = runs.back();  // 536870912 134217728 float sum -1 359.98 ... 0 | 0.97 ...
+  CHECK(last.collective == Collective::AllReduce);
+  CHECK(last.message.count() == 536870912);
+  CHECK(last.time == Duration::from_us(359.98));
+  CHECK(last.key.dtype == "float");
+  CHECK(last.ranks == 1);
+  CHECK(last.wrong == 0);
+  CHECK(last.source.kind == ResultKind::Measured);
+  CHECK(last.source.hosts == std::vector<std::string>{"vm"});
+  CHECK(last.source.engine == "nccl-tests 2.19.6, nccl 2.28.3");
+  CHECK_FALSE(last.iterations);  // text carries only the mean
+  const std::vector<Result> in_place =
+      load_measurements(data("nccl_tests/h100-1gpu/all_reduce_perf.txt"), Placement::InPlace);
+  CHECK(in_place.back().time == Duration::from_us(0.97));
+}
+
+TEST_CASE("nccl-tests text: reduce-scatter under mpirun, and #wrong N/A with -c 0") {
+  const std::vector<Result> rs = load_measurements(data("nccl_tests/h100-1gpu/reduce_scatter_mpi.txt"));
+  REQUIRE_FALSE(rs.empty());
+  CHECK(rs.front().collective == Collective::ReduceScatter);
+  CHECK(rs.front().message.count() == 1024);
+  CHECK(rs.front().time == Duration::from_us(5.50));
+  const std::vector<Result> ag = load_measurements(data("nccl_tests/h100-1gpu/all_gather_half_nocheck.txt"));
+  REQUIRE_FALSE(ag.empty());
+  CHECK(ag.front().collective == Collective::AllGather);
+  CHECK(ag.front().key.dtype == "half");
+  CHECK_FALSE(ag.front().wrong);
+}
+
+TEST_CASE("nccl-tests -J JSON with per-iteration statistics") {
+  const std::vector<Result> runs = load_measurements(data("nccl_tests/h100-1gpu/all_reduce_periter.json"));
+  REQUIRE(runs.size() == 7);  // -b 1M -e 64M -f 2
+  const Result& first = runs.front();
+  CHECK(first.message.count() == 1048576);
+  CHECK(first.time == Duration::from_us(9.30425));
+  REQUIRE(first.iterations);
+  CHECK(first.iterations->count == 20);
+  CHECK(first.iterations->min == Duration::from_us(6.656));
+  CHECK(first.iterations->median == Duration::from_us(8.512));
+  CHECK(first.iterations->p99 == Duration::from_us(13.6));
+  CHECK(first.iterations->max == Duration::from_us(13.6));
+  CHECK(measured_time(first) == Duration::from_us(8.512));
+  CHECK(first.source.hosts == std::vector<std::string>{"vm"});
+}
+
+TEST_CASE("ringlab-validate's results and table read back as measurements") {
+  const std::vector<Result> results = load_measurements(data("validate/h100-1gpu/nccl-library.json"));
+  REQUIRE(results.size() == 6);  // -b 1M -e 1G -f 4
+  CHECK(results.front().key.dtype == "bfloat16");
+  CHECK(results.front().time == Duration::from_us(11.12));  // the table's out-of-place time for 1048576 B
+}
+
+TEST_CASE("nccl-tests text without a collective or rows names the file and says what is missing") {
+  try {
+    read_nccl_tests_text("# nothing here\n", "empty.txt");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("empty.txt"));
+    CHECK_THAT(what, Catch::Contains("Collective test starting"));
+  }
+  CHECK_THROWS_AS(read_nccl_tests_text("# Collective test starting: all_reduce_perf\n1024 256 float sum -1 5.0\n", "short.txt"),
+                  InputError);
+}
+
+TEST_CASE("calibration files: factors multiply the base table, GPU rates replace HBM / 3; bad files name the pointer") {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"schema": "ringlab.calibration", "version": 1, "base": "nccl",
+    "links": [{"family": "infiniband", "bandwidth_factor": 0.5, "latency_factor": 2}],
+    "gpus": [{"model": "h100", "reduce_bytes_per_second": 9e11}]})");
+  const CalibrationFile file = calibration_from_json(doc, "c.json");
+  const Calibration c = file.calibration();
+  // NCCL's LL128 efficiency is 120/128; times 0.5.
+  CHECK(c.factors(LinkFamily::InfiniBand, Protocol::LL128).bandwidth == Approx(0.5 * 120.0 / 128.0));
+  CHECK(c.factors(LinkFamily::InfiniBand, Protocol::Simple).latency == Approx(2.0));
+  CHECK(c.factors(LinkFamily::NvLink, Protocol::Simple).bandwidth == Approx(1.0));
+  CHECK(c.reduce_rate(GpuModel::H100).bytes_per_second() == Approx(9e11));
+  CHECK(calibration_from_json(nlohmann::json::parse(to_json(file).dump()), "again.json").calibration().reduce_rate(GpuModel::H100) ==
+        c.reduce_rate(GpuModel::H100));
+  try {
+    calibration_from_json(nlohmann::json::parse(R"({"schema": "ringlab.calibration", "version": 1,
+      "links": [{"family": "infiniband", "bandwidth_factor": -1}]})"), "bad.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("/links/0/bandwidth_factor"));
+  }
+}
+
+TEST_CASE("the GPU calibration of a real H100 goes into a calibration file") {
+  CalibrationFile file;
+  std::ifstream in(data("validate/h100-1gpu/gpu-calibration.json"));
+  add_gpu_calibration(file, nlohmann::json::parse(in), "gpu-calibration.json");
+  REQUIRE(file.gpus.count(GpuModel::H100) == 1);
+  CHECK(*file.gpus[GpuModel::H100].reduce_bytes_per_second == Approx(916687568730.6837));
+  CHECK(file.gpus[GpuModel::H100].gemm_flops_per_second.at("bf16") == Approx(781329331841679.0));
+}
+
+TEST_CASE("fit_calibration recovers the factors that generated the measurements, and held-out runs agree") {
+  const Scenario scenario = load_scenario(std::string(RINGLAB_SOURCE_DIR) + "/scenarios/two-racks-40g.json");
+  // "Measurements": the ring on this cluster with Ethernet 0.8x as fast and 1.5x the latency of its spec.
+  CalibrationFile truth;
+  truth.links[LinkFamily::Ethernet] = LinkFactors{0.8, 1.5};
+  std::vector<Result> measured;
+  for (std::int64_t size = 4096; size <= (std::int64_t(1) << 28); size *= 4) {
+    CollectiveRequest request;
+    request.algorithm = Algorithm::Ring;
+    request.message = Bytes{size};
+    request.order = declaration_order(scenario.cluster);
+    request.options.calibration = truth.calibration();
+    Result r = *run_collective(scenario.cluster, request).result;
+    r.source.kind = ResultKind::Measured;
+    r.key.dtype = "float";
+    measured.push_back(r);
+  }
+  std::vector<bool> fit;
+  for (std::size_t i = 0; i < measured.size(); ++i) fit.push_back(i % 2 == 0);
+  PredictOptions options;
+  options.algorithm = Algorithm::Ring;
+  const CalibrationFit result = fit_calibration(scenario.cluster, measured, fit, "pure", options, "synthetic");
+  REQUIRE(result.families == std::vector<LinkFamily>{LinkFamily::Ethernet});  // the NICs are the ring's bottleneck
+  CHECK(result.file.links.at(LinkFamily::Ethernet).bandwidth == Approx(0.8).epsilon(0.01));
+  CHECK(result.file.links.at(LinkFamily::Ethernet).latency == Approx(1.5).epsilon(0.02));
+  CHECK(result.fit_before.median_abs_error > 0.2);
+  CHECK(result.held_out_after.runs == int(measured.size() / 2));
+  CHECK(result.held_out_after.worst_abs_error < 0.01);
+}
+
+TEST_CASE("the comparison plot is well-formed SVG with one point per row per series, in size order") {
+  Comparison c;
+  for (int i = 0; i < 5; ++i) {
+    ComparedRow r;
+    r.message = Bytes{std::int64_t(1024) << (2 * i)};
+    r.dtype = "float";
+    r.predicted = Duration::from_us(10.0 * (i + 1));
+    r.measured = Duration::from_us(12.0 * (i + 1));
+    c.rows.push_back(r);
+  }
+  std::ostringstream svg;
+  write_comparison_svg(svg, c, "test <plot>");
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(svg.str().c_str()));
+  const auto root = doc.child("svg");
+  REQUIRE(root);
+  int circles = 0;
+  for (auto n = root.child("circle"); n; n = n.next_sibling("circle")) ++circles;
+  CHECK(circles == 10);
+  for (const char* cls : {"predicted", "measured"}) {
+    const auto line = root.find_child_by_attribute("polyline", "class", cls);
+    REQUIRE(line);
+    std::istringstream points(line.attribute("points").value());
+    double last_x = -1;
+    int count = 0;
+    for (std::string p; points >> p; ++count) {
+      const double x = std::stod(p.substr(0, p.find(',')));
+      CHECK(x > last_x);
+      last_x = x;
+    }
+    CHECK(count == 5);
+  }
+  CHECK_THAT(svg.str(), Catch::Contains("test &lt;plot&gt;"));
+}
