@@ -13,6 +13,7 @@
 // ringlab-validate's own table ("# ringlab-validate: allreduce, ...") reads the same way.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>

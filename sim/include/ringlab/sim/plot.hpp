@@ -4,6 +4,7 @@
 // or bus bandwidth on a linear one from 0.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <span>
 #include <string>
