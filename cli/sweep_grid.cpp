@@ -407,21 +407,23 @@ SweepRow metric_row(const SweepSpec& spec, const Json& result) {
   return row;
 }
 
-void write_sweep_csv(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows) {
-  std::vector<std::string> header;
-  for (const SweepAxis& a : spec.axes) header.push_back(csv_cell(a.name));
-  for (const SweepMetric& m : spec.metrics) header.push_back(csv_cell(m.name));
-  header.push_back("error");
+std::string sweep_csv_header(const SweepSpec& spec) {
   std::string line;
-  for (const std::string& h : header) line += (line.empty() ? "" : ",") + h;
-  out << line << '\n';
-  for (std::int64_t i = 0; i < std::int64_t(rows.size()); ++i) {
-    line.clear();
-    for (const Json& v : point_values(spec, i)) line += csv_cell(v) + ',';
-    for (std::size_t m = 0; m < spec.metrics.size(); ++m)
-      line += (rows[std::size_t(i)].failed() ? std::string() : csv_cell(rows[std::size_t(i)].metrics[m])) + ',';
-    out << line << csv_cell(rows[std::size_t(i)].error) << '\n';
-  }
+  for (const SweepAxis& a : spec.axes) line += (line.empty() ? "" : ",") + csv_cell(a.name);
+  for (const SweepMetric& m : spec.metrics) line += (line.empty() ? "" : ",") + csv_cell(m.name);
+  return line + (line.empty() ? "" : ",") + "error";
+}
+
+std::string sweep_csv_line(const SweepSpec& spec, std::int64_t index, const SweepRow& row) {
+  std::string line;
+  for (const Json& v : point_values(spec, index)) line += csv_cell(v) + ',';
+  for (std::size_t m = 0; m < spec.metrics.size(); ++m) line += (row.failed() ? std::string() : csv_cell(row.metrics[m])) + ',';
+  return line + csv_cell(row.error);
+}
+
+void write_sweep_csv(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows) {
+  out << sweep_csv_header(spec) << '\n';
+  for (std::int64_t i = 0; i < std::int64_t(rows.size()); ++i) out << sweep_csv_line(spec, i, rows[std::size_t(i)]) << '\n';
 }
 
 void write_sweep_json(std::ostream& out, const SweepSpec& spec, const std::vector<SweepRow>& rows) {

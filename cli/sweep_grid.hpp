@@ -78,6 +78,10 @@ struct SweepRow {
 /// Picks spec.metrics out of a runner result; a metric the result lacks makes the row failed.
 SweepRow metric_row(const SweepSpec& spec, const nlohmann::json& result);
 
+/// The CSV header line (axis names, metric names, "error") and one point's line, without newlines.
+std::string sweep_csv_header(const SweepSpec& spec);
+std::string sweep_csv_line(const SweepSpec& spec, std::int64_t index, const SweepRow& row);
+
 /// Writes one CSV line per point (header: axis names, metric names, "error"). rows[i] is point i.
 /// Strings are written as they are (quoted when they hold a comma, quote or line break), numbers as
 /// JSON writes them, null as an empty cell, arrays and objects as quoted JSON.
