@@ -34,14 +34,16 @@ Bytes parse_size(const std::string& text, const char* option) {
   std::size_t end = 0;
   while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
   if (end > 0 && end + 1 >= text.size()) {
-    std::int64_t value = std::stoll(text.substr(0, end));
+    int shift = 0;
     if (end < text.size()) {
       const char unit = char(std::toupper(static_cast<unsigned char>(text[end])));
-      const int shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : unit == 'T' ? 40 : -1;
+      shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : unit == 'T' ? 40 : -1;
       if (shift < 0) throw InputError("", option, "unknown size unit in '" + text + "' (K, M, G, T or a unit string)");
-      value <<= shift;
     }
-    return Bytes{value};
+    // At most 1 PiB, the byte counters' limit for inputs (units.hpp, kMaxBytes).
+    const std::int64_t value = end <= 16 ? std::stoll(text.substr(0, end)) : kMaxBytes + 1;
+    if (value > (kMaxBytes >> shift)) throw InputError("", option, "size '" + text + "' is above 1 PiB");
+    return Bytes{value << shift};
   }
   try {
     return parse_bytes(text, true);
