@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "ringlab/topology/error.hpp"
 #include "world.hpp"
 
 namespace ringlab::validate {
@@ -64,7 +65,7 @@ class MpiBackend final : public Backend {
   void prepare(const Case& c) override {
     const std::size_t elem = std::size_t(element_bytes(c.type));
     if (c.count * std::int64_t(elem) > std::int64_t(INT32_MAX))
-      throw std::runtime_error("the mpi back-end moves at most 2 GiB - 1 bytes per call");
+      throw InputError("", "-e", "the mpi back-end moves at most 2 GiB - 1 bytes per call (MPI counts are int)");
     data_.resize(std::size_t(c.count) * elem);
     send_.resize(std::size_t(c.input_count()) * elem);
     recv_.resize(std::size_t(c.output_count()) * elem);
