@@ -187,3 +187,22 @@ TEST_CASE("the comparison plot is well-formed SVG with one point per row per ser
   }
   CHECK_THAT(svg.str(), Catch::Contains("test &lt;plot&gt;"));
 }
+
+TEST_CASE("nccl-tests text: columns are found by the header's names, so vendor columns do not shift them") {
+  // An RCCL-style table with a cpu_time column in each half (shared/reference/formats.md 8).
+  const std::string text =
+      "# Collective test starting: all_reduce_perf\n"
+      "#  Rank  0 Group  0 Pid 1 on node1 device  0 [0000:01:00] GPU\n"
+      "#  Rank  1 Group  0 Pid 2 on node2 device  0 [0000:01:00] GPU\n"
+      "#       size  count  type  redop  root  time  cpu_time  algbw  busbw  #wrong  time  cpu_time  algbw  busbw  #wrong\n"
+      "     1048576 262144 float    sum    -1  50.0     48.0  20.97  20.97       0  40.0     39.0  26.21  26.21       3\n";
+  const std::vector<Result> out = read_nccl_tests_text(text, "rccl.txt");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].time == Duration::from_us(50.0));
+  CHECK(out[0].wrong == 0);
+  CHECK(out[0].ranks == 2);
+  CHECK(out[0].source.hosts == std::vector<std::string>{"node1", "node2"});
+  const std::vector<Result> in_place = read_nccl_tests_text(text, "rccl.txt", Placement::InPlace);
+  CHECK(in_place[0].time == Duration::from_us(40.0));
+  CHECK(in_place[0].wrong == 3);
+}

@@ -35,6 +35,10 @@ struct Header {
   std::vector<std::string> hosts;  ///< per rank
   int warmup = 0;      ///< JSON only (config)
   int iterations = 0;  ///< JSON only (config)
+  /// Text: the columns of each half's "time" and "#wrong" (out of place, then in place), from the
+  /// column header line, so vendor columns (cpu_time, ...) anywhere do not shift them.
+  std::vector<std::size_t> time_columns{5, 9};
+  std::vector<std::size_t> wrong_columns{8, 12};
 };
 
 void read_header_line(const std::string& line, Header& h) {
@@ -60,6 +64,14 @@ void read_header_line(const std::string& line, Header& h) {
     }
   }
   if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") h.engine += ", nccl " + w[2];
+  if (w[0] == "size" && std::find(w.begin(), w.end(), "time") != w.end()) {
+    h.time_columns.clear();
+    h.wrong_columns.clear();
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (w[i] == "time") h.time_columns.push_back(i);
+      if (w[i] == "#wrong") h.wrong_columns.push_back(i);
+    }
+  }
   if (w[0] == "Rank") {
     for (std::size_t i = 0; i + 1 < w.size(); ++i)
       if (w[i] == "on") {
@@ -148,12 +160,19 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
   if (rows.empty()) problems.add("", "no result rows (lines starting with a size)");
   problems.throw_if_any();
 
+  const std::size_t half = placement == Placement::OutOfPlace ? 0 : 1;
+  if (h.time_columns.size() < 2 || h.wrong_columns.size() < 2) {
+    problems.add("", "the column header names fewer than two \"time\" and \"#wrong\" columns (out of place, in place)");
+    problems.throw_if_any();
+  }
+  const std::size_t time_column = h.time_columns[half], wrong_column = h.wrong_columns[half];
+  const std::size_t columns = std::max(h.time_columns.back(), h.wrong_columns.back()) + 1;
   std::vector<Result> results;
-  const std::size_t base = placement == Placement::OutOfPlace ? 5 : 9;
   for (const Row& row : rows) {
     const std::string where = "line " + std::to_string(row.line);
-    if (row.fields.size() < 13) {
-      problems.add(where, "expected 13 columns (size count type redop root, then time algbw busbw #wrong twice), got " +
+    if (row.fields.size() < columns) {
+      problems.add(where, "expected " + std::to_string(columns) +
+                              " columns (size count type redop root, then time algbw busbw #wrong twice), got " +
                               std::to_string(row.fields.size()));
       continue;
     }
@@ -165,11 +184,11 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     r.key.dtype = row.fields[2];
     try {
       r.message = Bytes{std::stoll(row.fields[0])};
-      const std::string& time = row.fields[base];
+      const std::string& time = row.fields[time_column];
       if (time == "N/A") continue;  // this half did not run (ringlab-validate's schedule mode)
       r.time = Duration::from_us(std::stod(time));
       if (r.message.count() <= 0 || r.time < Duration{0}) throw std::invalid_argument("negative");
-      const std::string& wrong = row.fields[base + 3];
+      const std::string& wrong = row.fields[wrong_column];
       if (wrong != "N/A") r.wrong = std::stoll(wrong);
     } catch (const std::exception&) {
       problems.add(where, "expected numbers in the size, time and #wrong columns (a positive size, a time >= 0)");
