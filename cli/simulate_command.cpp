@@ -60,6 +60,7 @@ struct SimulateSettings {
   int root = 0;
   std::uint64_t seed = 0;
   bool no_compute = false;
+  bool shortcuts = true;
   std::optional<JsonNode> rank_order;  // "rank_order" as written, read against the cluster in validate()
   std::string rank_order_file;         // --rank-order FILE, which replaces it
 };
@@ -97,6 +98,7 @@ struct RunPlan {
   int root = 0;
   std::uint64_t seed = 0;
   bool model_compute = true;
+  bool shortcuts = true;     ///< SimOptions::exact_shortcuts
   bool rank_finish = false;  ///< fill Result::rank_finish (the results format writes it)
   RankOrder order;
 };
@@ -148,7 +150,7 @@ std::vector<Bytes> parse_sizes(const std::string& text) {
 // Reads the scenario's "simulate" section into `s`, reporting wrong types and unknown keys.
 void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
   r.check_keys(section, {"collective", "algorithm", "sizes", "dtype", "compression", "protocol", "calibration",
-                         "hierarchy", "inter", "ecmp", "chunk", "channels", "ranks", "root", "seed", "compute",
+                         "hierarchy", "inter", "ecmp", "chunk", "channels", "ranks", "root", "seed", "compute", "shortcuts",
                          "engine", "simgrid_model", "rank_order"});
   for (auto [key, into] : {std::pair{"collective", &s.collective}, {"algorithm", &s.algorithm}, {"sizes", &s.sizes},
                            {"dtype", &s.dtype}, {"compression", &s.compression}, {"protocol", &s.protocol},
@@ -164,6 +166,7 @@ void read_section(JsonReader& r, const JsonNode& section, SimulateSettings& s) {
   bool compute = !s.no_compute;
   r.field(section, "compute", compute);
   s.no_compute = !compute;
+  r.field(section, "shortcuts", s.shortcuts);
   s.rank_order = r.member(section, "rank_order");
 }
 
@@ -223,6 +226,7 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
   plan.root = s.root;
   plan.seed = s.seed;
   plan.model_compute = !s.no_compute;
+  plan.shortcuts = s.shortcuts;
   const std::vector<DeviceId> gpus = topology.gpus();
   const int want = s.ranks == 0 ? int(gpus.size()) : s.ranks;
   if (want < 1 || want > int(gpus.size()))
@@ -259,6 +263,7 @@ SimOptions sim_options(const RunPlan& plan) {
   options.calibration = plan.calibration;
   options.calibration.model_compute = plan.model_compute;
   options.record_rank_finish = plan.rank_finish;
+  options.exact_shortcuts = plan.shortcuts;
   return options;
 }
 
@@ -497,6 +502,8 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
        d.simgrid_model);
   cmd->add_flag_callback("--no-compute", [c] { c->overrides["compute"] = false; },
                          "make reductions and codecs free (pure network timing)");
+  cmd->add_flag_callback("--no-shortcuts", [c] { c->overrides["shortcuts"] = false; },
+                         "simulate every event: no exact repeat shortcut (same results, slower; for checking)");
   cmd->footer("Values after \"=\" are defaults; a scenario's \"simulate\" section overrides them, and options "
               "override the section.");
 }

@@ -46,6 +46,11 @@ CompactSchedule::Slot CompactSchedule::decode(OpId id) const {
   return s;
 }
 
+CompactSchedule::StepRef CompactSchedule::step_of(OpId id) const {
+  if (id < rs_ops_) return StepRef{Phase::ReduceScatter, std::uint32_t(id / step_stride(Phase::ReduceScatter))};
+  return StepRef{Phase::AllGather, std::uint32_t((id - rs_ops_) / step_stride(Phase::AllGather))};
+}
+
 OpId CompactSchedule::id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const {
   const std::uint64_t slot = (std::uint64_t(step) * units_ + unit) * std::uint64_t(ranks_) + rank;
   return phase == Phase::ReduceScatter ? OpId(slot * 3) : OpId(rs_ops_ + slot * 2);
@@ -304,6 +309,9 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
       s.block_count_.push_back(r.bytes.count() / s.elem_);
     }
   }
+  s.uniform_steps_ = true;
+  for (std::size_t b = 0; b < s.block_count_.size(); ++b)
+    if (b % std::size_t(p) != 0 && s.block_count_[b] != s.block_count_[b - 1]) s.uniform_steps_ = false;
   const std::uint64_t slots = std::uint64_t(p - 1) * s.units_ * std::uint64_t(p);
   s.rs_ops_ = s.has_rs() ? slots * 3 : 0;
   s.op_count_ = s.rs_ops_ + (s.has_ag() ? slots * 2 : 0);

@@ -129,6 +129,40 @@ void EventQueue::clean_top() {
 }
 
 void EventQueue::reset() {
+  clear_pending();
+  now_ = Duration{};
+  processed_ = 0;
+}
+
+void EventQueue::pending_events(std::vector<Event>& out) const {
+  std::vector<HeapEntry> instants = heap_;
+  std::sort(instants.begin(), instants.end(), [](const HeapEntry& a, const HeapEntry& b) { return a.time < b.time; });
+  out.clear();
+  out.reserve(live_);
+  for (const HeapEntry& instant : instants) {
+    const Bucket& bucket = buckets_[instant.bucket];
+    for (std::size_t i = bucket.head; i < bucket.keys.size(); ++i) {
+      const std::uint64_t key = bucket.keys[i];
+      if (!is_live(key)) continue;
+      const Payload& payload = payload_[key & kSlotMask];
+      out.push_back(Event{Duration{bucket.time}, key, payload.target, payload.tag});
+    }
+  }
+}
+
+std::vector<Event> EventQueue::take_pending() {
+  std::vector<Event> out;
+  pending_events(out);
+  clear_pending();
+  return out;
+}
+
+void EventQueue::advance(Duration time) {
+  assert(live_ == 0 && time >= now_);
+  now_ = time;
+}
+
+void EventQueue::clear_pending() {
   for (const HeapEntry& entry : heap_) free_buckets_.push_back(entry.bucket);
   heap_.clear();
   index_.clear();
@@ -140,9 +174,7 @@ void EventQueue::reset() {
     payload_[slot].key = 0;
     free_slots_.push_back(std::uint32_t(slot));
   }
-  now_ = Duration{};
   live_ = 0;
-  processed_ = 0;
 }
 
 }  // namespace ringlab::sim::detail

@@ -82,6 +82,16 @@ class EventQueue {
   /// Back to time zero with no events; keeps the allocated capacity.
   void reset();
 
+  /// The pending events in the order step() would return them (time, then sequence), into `out`.
+  void pending_events(std::vector<Event>& out) const;
+  /// Removes every pending event and returns them in the order step() would have (time, then
+  /// sequence); now() and processed() stay. With advance() and schedule() the owner can move them.
+  std::vector<Event> take_pending();
+  /// Moves the clock forward. Precondition: nothing pending, time >= now().
+  void advance(Duration time);
+  /// Adds events that the owner accounts as processed without stepping through them.
+  void count_processed(std::uint64_t events) { processed_ += events; }
+
  private:
   struct Payload {
     std::uint64_t key = 0;  ///< key of the live event in this slot, 0 when the slot is free
@@ -135,6 +145,7 @@ class EventQueue {
     if (!top_clean_) clean_top();
   }
   void clean_top();
+  void clear_pending();
   std::uint32_t bucket_for(std::int64_t time);
 
   std::vector<HeapEntry> heap_;  ///< min-heap of the pending instants

@@ -335,4 +335,27 @@ Duration FlowNetwork::direction_busy(DirectionId c, Duration now) const {
   return Duration{busy};
 }
 
+void FlowNetwork::totals(Duration now, Totals& out) const {
+  out.bytes.resize(directions_.size());
+  out.busy.resize(directions_.size());
+  for (std::size_t c = 0; c < directions_.size(); ++c) {
+    out.bytes[c] = directions_[c].bytes;
+    out.busy[c] = direction_busy(DirectionId(c), now).picoseconds();
+  }
+  out.reallocations = reallocations_;
+}
+
+void FlowNetwork::repeat(Duration shift, const Totals& before, const Totals& after, std::uint64_t periods) {
+  const std::int64_t dt = shift.picoseconds();
+  for (Flow& flow : flows_)
+    if (flow.active) flow.settled += dt;
+  for (std::size_t c = 0; c < directions_.size(); ++c) {
+    Direction& direction = directions_[c];
+    direction.bytes += double(periods) * (after.bytes[c] - before.bytes[c]);
+    direction.busy_total += std::int64_t(periods) * (after.busy[c] - before.busy[c]);
+    if (direction.count > 0) direction.busy_since += dt;
+  }
+  reallocations_ += periods * (after.reallocations - before.reallocations);
+}
+
 }  // namespace ringlab::sim::detail

@@ -91,6 +91,35 @@ class FlowNetwork {
   Duration direction_busy(DirectionId c, Duration now) const;
   std::uint64_t reallocations() const { return reallocations_; }
 
+  // Exact repeats (the simulator's lock-step shortcut, simulator.cpp). Everything that decides the
+  // network's future is the flows' (remaining, settled, rate) and each shared direction's list order.
+  struct FlowState {
+    double remaining;       ///< bytes left at `settled`
+    std::int64_t settled;   ///< picoseconds
+    double rate;            ///< bytes per picosecond
+  };
+  FlowState flow_state(FlowId flow) const {
+    const Flow& f = flows_[flow];
+    return FlowState{f.remaining, f.settled, f.rate};
+  }
+  /// Calls f(flow) for every flow on direction c in list order (the order filling visits them).
+  template <class F>
+  void for_each_flow_on(DirectionId c, F&& f) const {
+    for_each_hop(c, [&](std::uint32_t h) { f(hops_[h].flow); });
+  }
+  /// Statistics up to a time, per direction: bytes started on it and picoseconds it was busy.
+  struct Totals {
+    std::vector<double> bytes;
+    std::vector<std::int64_t> busy;
+    std::uint64_t reallocations = 0;
+  };
+  void totals(Duration now, Totals& out) const;
+  /// Skips `periods` repeats of a period that took the network from totals `before` to `after`
+  /// (its state at both ends equal up to a shift of time): moves every active flow's and busy
+  /// direction's clock `shift` later and adds periods x (after - before) to the statistics. Bytes
+  /// are whole numbers below 2^53, so the sums stay exact.
+  void repeat(Duration shift, const Totals& before, const Totals& after, std::uint64_t periods);
+
   /// Test hook, called at the end of every reallocate() that recomputed rates. Not for per-event use.
   void set_observer(std::function<void(const FlowNetwork&, Duration)> observer) { observer_ = std::move(observer); }
 

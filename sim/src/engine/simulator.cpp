@@ -13,6 +13,8 @@
 #include "ringlab/sim/simulator.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <type_traits>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -158,6 +160,17 @@ class OpSet {
     return false;
   }
 
+  /// The members, in no particular order.
+  void members(std::vector<OpId>& out) const {
+    out.clear();
+    for (OpId id : slots_)
+      if (id != kNoOp) out.push_back(id);
+  }
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), kNoOp);
+    size_ = 0;
+  }
+
  private:
   static constexpr std::size_t kInitialSlots = 1024;
   std::size_t mask() const { return slots_.size() - 1; }
@@ -191,14 +204,35 @@ class OpSet {
   std::size_t size_ = 0;
 };
 
+/// One bit per index, stored in pages allocated on first write: memory follows the indices written,
+/// not the largest one (a run that skips repeated steps writes few).
+class PagedBits {
+ public:
+  explicit PagedBits(std::uint64_t size) : pages_((size + kPageBits - 1) / kPageBits) {}
+  void set(std::uint64_t i) {
+    auto& page = pages_[i / kPageBits];
+    if (!page) page = std::make_unique<std::uint64_t[]>(kPageBits / 64);  // zeroed
+    page[i % kPageBits / 64] |= std::uint64_t(1) << (i % 64);
+  }
+  bool get(std::uint64_t i) const {
+    const auto& page = pages_[i / kPageBits];
+    return page && ((page[i % kPageBits / 64] >> (i % 64)) & 1);
+  }
+
+ private:
+  static constexpr std::uint64_t kPageBits = std::uint64_t(1) << 16;
+  std::vector<std::unique_ptr<std::uint64_t[]>> pages_;
+};
+
 /// A CompactSchedule's DAG for the engine, in memory linear in ranks: successors and predecessor
 /// counts come from the schedule's closed form; the only per-op record is one bit per transfer
-/// saying which of a Send's two predecessors finished last (for the critical path).
+/// saying which of a Send's two predecessors finished last (for the critical path), kept for the
+/// transfers simulated; the bits of steps skipped by a repeat are those of the period it repeated.
 class CompactDag {
  public:
   explicit CompactDag(const CompactSchedule& schedule)
       : schedule_(schedule), paths_(schedule.endpoints().size() * schedule.channel_count(), UINT32_MAX),
-        conn_critical_((schedule.transfer_count() + 63) / 64, 0) {}
+        conn_critical_(schedule.transfer_count()) {}
 
   const CompactSchedule& schedule() const { return schedule_; }
   std::uint64_t size() const { return schedule_.op_count(); }
@@ -225,13 +259,25 @@ class CompactDag {
     if (schedule_.kind(id) != OpKind::Send) return id - 1;  // a Recv's Send, a Reduce's Recv
     const OpPair deps = schedule_.deps(id);
     if (deps.count < 2) return deps.count == 0 ? kNoOp : deps.ids[0];
-    const std::uint64_t t = schedule_.transfer_index(id);
-    const bool conn = (conn_critical_[t / 64] >> (t % 64)) & 1;
+    bool conn = false;
+    if (!repeated_bit(id, conn)) conn = conn_critical_.get(schedule_.transfer_index(id));
     const bool first_is_send = schedule_.kind(deps.ids[0]) == OpKind::Send;
     return conn == first_is_send ? deps.ids[0] : deps.ids[1];
   }
   /// Every Send of a rank on a channel goes to the next rank: one path per (rank, channel).
   std::uint32_t& path_slot(OpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
+
+  // The repeat shortcut's hooks (see Run::on_marker).
+  OpSet& waiting() { return waiting_; }
+  /// Starts or stops logging which Sends became ready, and by which predecessor.
+  void log_ready(bool on) { logging_ = on; }
+  void clear_ready_log() { ready_log_.clear(); }
+  /// The steps after the logged period repeat it `periods` times, each `stride` ops later.
+  void repeat_ready_log(std::uint64_t stride, std::uint64_t periods) {
+    std::sort(ready_log_.begin(), ready_log_.end());
+    repeats_.push_back(Repeat{std::move(ready_log_), stride, periods});
+    ready_log_.clear();
+  }
 
  private:
   /// One predecessor of Send `id` completed (the connection's previous Send when `by_send`); true
@@ -239,22 +285,69 @@ class CompactDag {
   bool send_satisfied(OpId id, bool by_send) {
     if (schedule_.in_first_step(id)) return true;
     if (!waiting_.toggle(id)) return false;
-    if (by_send) {  // the connection's previous Send finished last
-      const std::uint64_t t = schedule_.transfer_index(id);
-      conn_critical_[t / 64] |= std::uint64_t(1) << (t % 64);
-    }
+    if (by_send) conn_critical_.set(schedule_.transfer_index(id));  // the connection's previous Send finished last
+    if (logging_) ready_log_.push_back({id, by_send});
     return true;
   }
+  /// For a Send that became ready in a repeated period: the bit of the logged Send it repeats.
+  bool repeated_bit(OpId id, bool& conn) const {
+    for (const Repeat& r : repeats_) {
+      if (r.ready.empty() || id <= r.ready.front().first) continue;
+      const std::uint64_t lo = r.ready.front().first;
+      const std::uint64_t hi = r.ready.back().first;
+      const std::uint64_t first = id > hi ? (id - hi + r.stride - 1) / r.stride : 1;
+      const std::uint64_t last = std::min<std::uint64_t>((id - lo) / r.stride, r.periods);
+      for (std::uint64_t j = std::max<std::uint64_t>(first, 1); j <= last; ++j) {
+        const OpId logged = OpId(id - j * r.stride);
+        const auto it = std::lower_bound(r.ready.begin(), r.ready.end(), std::pair<OpId, bool>{logged, false});
+        if (it == r.ready.end() || it->first != logged) continue;
+        conn = it->second;
+        return true;
+      }
+    }
+    return false;
+  }
 
+  struct Repeat {
+    std::vector<std::pair<OpId, bool>> ready;  ///< sorted
+    std::uint64_t stride = 0;
+    std::uint64_t periods = 0;
+  };
   const CompactSchedule& schedule_;
   std::vector<std::uint32_t> paths_;
   OpSet waiting_;
-  std::vector<std::uint64_t> conn_critical_;
+  PagedBits conn_critical_;
+  bool logging_ = false;
+  std::vector<std::pair<OpId, bool>> ready_log_;
+  std::vector<Repeat> repeats_;
 };
 
 /// One execution of one schedule, over either DAG.
+/// splitmix64's finaliser: a well-mixed 64-bit hash of a word.
+std::uint64_t mix64(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Words of a repeat snapshot (Run::snapshot): the state that decides a compact run's future,
+/// with times relative to the snapshot and op ids relative to its step.
+struct Snapshot {
+  bool valid = false;
+  Duration time;
+  CompactSchedule::Phase phase{};
+  std::uint32_t step = 0;                ///< of the marker
+  std::uint32_t low_step = 0, high_step = 0;  ///< of the ops in the state
+  std::vector<std::uint64_t> words;
+  std::uint64_t fingerprint = 0;
+  FlowNetwork::Totals totals;                          ///< exact snapshots only
+  std::uint64_t events = 0, completed = 0, flows = 0;  ///< counters at the snapshot (exact only)
+};
+
 template <class Dag>
 class Run {
+  static constexpr bool kCompact = std::is_same_v<Dag, CompactDag>;
+
  public:
   Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
       Dag& dag)
@@ -265,6 +358,18 @@ class Run {
     for (const EndpointInfo& e : endpoints_)
       local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
     if (options.record_rank_finish) rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
+    if constexpr (kCompact) {
+      const CompactSchedule& c = dag.schedule();
+      // Timelines keep a span per op, so every op must be simulated; a ring of fewer than 5 ranks
+      // has no step that repeats one with the same structure.
+      repeats_ = options.exact_shortcuts && !options.record_timeline && c.uniform_steps() && c.rank_count() >= 5;
+      if (repeats_) {
+        const auto first = c.has_phase(CompactSchedule::Phase::ReduceScatter) ? CompactSchedule::Phase::ReduceScatter
+                                                                              : CompactSchedule::Phase::AllGather;
+        next_marker_ = c.step_marker(first, 0);
+        dag.log_ready(true);
+      }
+    }
   }
 
   Result execute();
@@ -292,6 +397,12 @@ class Run {
     if (record_) spans_[op].start = t.picoseconds();
   }
   Result collect() const;
+  // The exact repeat shortcut (compact schedules only).
+  void on_marker();
+  void advance_marker();
+  void snapshot(Snapshot& out, bool exact);
+  std::uint64_t relative(OpId op, Snapshot& s) const;
+  bool try_repeat(const Snapshot& a, const Snapshot& b);
 
   const Topology& topology_;
   const Router& router_;
@@ -328,6 +439,20 @@ class Run {
   std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
   std::vector<FlowId> changed_;
   std::uint64_t flows_started_ = 0;
+
+  // Exact repeat shortcut state (see on_marker).
+  bool repeats_ = false;
+  OpId next_marker_ = kNoOp;  ///< the op whose completion triggers the next snapshot
+  bool marker_hit_ = false;
+  OpId period_low_ = kNoOp;   ///< smallest and largest op completed since the last snapshot
+  OpId period_high_ = 0;
+  Snapshot previous_, current_;  ///< fingerprints of the last two steps
+  Snapshot candidate_, exact_;    ///< full states: a candidate for a repeat, and the step after it
+  std::vector<std::uint32_t> direction_mark_;  ///< per direction: epoch it was last written in a snapshot
+  std::uint32_t direction_mark_epoch_ = 0;
+  std::vector<Event> events_scratch_;
+  std::vector<OpId> ops_scratch_;
+  std::uint64_t repeated_events_ = 0;
 };
 
 template <class Dag>
@@ -367,6 +492,13 @@ void Run<Dag>::complete(OpId op) {
     record_finish(op, now);
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
+  if constexpr (kCompact) {
+    if (repeats_) {
+      marker_hit_ |= op == next_marker_;
+      period_low_ = std::min(period_low_, op);
+      period_high_ = std::max(period_high_, op);
+    }
+  }
   dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });
 }
 
@@ -498,7 +630,10 @@ Result Run<Dag>::execute() {
     dispatch(*event);
     drain();
     const auto next = queue_.next_time();
-    if (!next || *next != event->time) reallocate();  // the instant is complete
+    if (!next || *next != event->time) {  // the instant is complete
+      reallocate();
+      if (marker_hit_) on_marker();
+    }
     if (watched && --until_check == 0) {
       until_check = kProgressInterval;
       report_progress();
@@ -507,6 +642,182 @@ Result Run<Dag>::execute() {
   if (completed_ != dag_.size())
     throw std::logic_error("simulator: schedule did not complete (unsatisfiable dependencies)");
   return collect();
+}
+
+// The exact repeat shortcut. A ring on a symmetric fabric settles into lock step: each step's
+// events, flows and rates are the previous step's, shifted by a fixed time and by step_stride op
+// ids. Once per step (when rank 0's first Send of the step completes, at the end of that instant)
+// the run looks at everything that decides its future, relative to that time and step: the pending
+// events in firing order with their targets, every active flow's remaining bytes, rate and settle
+// time, the order of the flows on every shared link direction, and the Sends waiting for their
+// second predecessor. A cheap fingerprint of it is compared step to step; when two match, the full
+// state is kept and compared word for word with the next step's. If equal, the run from here is
+// the last step's run shifted, for as long as the schedule's ops keep the same structure one step
+// apart (CompactSchedule::uniform_steps, steps 1 .. ranks-3 of one phase). The run then moves its
+// state forward by as many whole steps as that allows, adds the skipped steps' statistics, and
+// simulates on event by event: times, statistics, critical path and rank finishes are identical to
+// the full run's, to the picosecond (tests/sim/repeat_test.cpp). A step that differs in anything (a
+// straggler, a heterogeneous link, a phase boundary, a transient still settling) is simulated.
+template <class Dag>
+void Run<Dag>::advance_marker() {
+  if constexpr (kCompact) {
+    const CompactSchedule& c = dag_.schedule();
+    const auto at = c.step_of(next_marker_);
+    if (at.step + 1 < c.steps_per_phase())
+      next_marker_ = c.step_marker(at.phase, at.step + 1);
+    else if (at.phase == CompactSchedule::Phase::ReduceScatter && c.has_phase(CompactSchedule::Phase::AllGather))
+      next_marker_ = c.step_marker(CompactSchedule::Phase::AllGather, 0);
+    else
+      next_marker_ = kNoOp;
+  }
+}
+
+template <class Dag>
+std::uint64_t Run<Dag>::relative(OpId op, Snapshot& s) const {
+  if constexpr (kCompact) {
+    const CompactSchedule& c = dag_.schedule();
+    const auto at = c.step_of(op);
+    if (at.phase != s.phase) s.valid = false;
+    s.low_step = std::min(s.low_step, at.step);
+    s.high_step = std::max(s.high_step, at.step);
+    return std::uint64_t(op) - std::uint64_t(s.step) * c.step_stride(s.phase);
+  }
+  return op;
+}
+
+template <class Dag>
+void Run<Dag>::snapshot(Snapshot& s, bool exact) {
+  if constexpr (kCompact) {
+    const CompactSchedule& schedule = dag_.schedule();
+    const auto at = schedule.step_of(next_marker_);
+    const std::int64_t now = queue_.now().picoseconds();
+    s.valid = true;
+    s.time = queue_.now();
+    s.phase = at.phase;
+    s.step = at.step;
+    s.low_step = UINT32_MAX;
+    s.high_step = 0;
+    s.words.clear();
+    auto word = [&](auto x) { s.words.push_back(std::bit_cast<std::uint64_t>(x)); };
+    // Events in firing order, with their flows; then each shared direction's flow order, in the
+    // order the flows reach it.
+    ++direction_mark_epoch_;
+    if (direction_mark_.size() != network_.direction_count()) direction_mark_.assign(network_.direction_count(), 0);
+    queue_.pending_events(events_scratch_);
+    word(events_scratch_.size());
+    for (const Event& e : events_scratch_) {
+      word(e.time.picoseconds() - now);
+      word(std::uint64_t(e.tag));
+      if (e.tag != kFlowDone) {
+        word(relative(e.target, s));
+        continue;
+      }
+      const FlowNetwork::FlowState f = network_.flow_state(e.target);
+      word(relative(flow_op_[e.target], s));
+      word(f.remaining);
+      word(f.rate);
+      word(f.settled - now);
+      for (DirectionId c : network_.route(network_.flow_route(e.target))) {
+        if (network_.flow_count(c) < 2 || direction_mark_[c] == direction_mark_epoch_) continue;
+        direction_mark_[c] = direction_mark_epoch_;
+        word(std::uint64_t(c));
+        network_.for_each_flow_on(c, [&](FlowId other) { word(relative(flow_op_[other], s)); });
+      }
+    }
+    // The waiting Sends, a set: sorted when exact, else summed into the fingerprint.
+    dag_.waiting().members(ops_scratch_);
+    word(ops_scratch_.size());
+    if (exact) {
+      std::sort(ops_scratch_.begin(), ops_scratch_.end());
+      for (OpId op : ops_scratch_) word(relative(op, s));
+    } else {
+      std::uint64_t sum = 0;
+      for (OpId op : ops_scratch_) sum += mix64(relative(op, s));
+      word(sum);
+    }
+    // The ops completed since the last marker bound the steps the period touched.
+    if (period_low_ != kNoOp)
+      for (OpId op : {period_low_, period_high_}) (void)relative(op, s);
+    s.fingerprint = 0x9e3779b97f4a7c15ULL;
+    for (std::uint64_t w : s.words) s.fingerprint = mix64(s.fingerprint ^ w);
+    if (!exact) return;
+    network_.totals(queue_.now(), s.totals);
+    s.events = queue_.processed();
+    s.completed = completed_;
+    s.flows = flows_started_;
+  }
+}
+
+template <class Dag>
+void Run<Dag>::on_marker() {
+  marker_hit_ = false;
+  if constexpr (kCompact) {
+    // A candidate (exact state of the previous step, whose fingerprint matched its predecessor's):
+    // repeat if this step's exact state equals it.
+    bool repeated = false;
+    if (candidate_.valid) {
+      snapshot(exact_, true);
+      repeated = exact_.valid && try_repeat(candidate_, exact_);
+      candidate_.valid = false;
+    }
+    snapshot(current_, false);
+    if (!repeated && current_.valid && previous_.valid && current_.fingerprint == previous_.fingerprint &&
+        current_.step == previous_.step + 1 && current_.phase == previous_.phase) {
+      snapshot(candidate_, true);
+    }
+    std::swap(previous_, current_);
+    if (repeated) previous_.valid = false;  // the state moved: nothing to compare the next step with
+    advance_marker();
+    period_low_ = kNoOp;
+    period_high_ = 0;
+    dag_.clear_ready_log();
+  }
+}
+
+template <class Dag>
+bool Run<Dag>::try_repeat(const Snapshot& a, const Snapshot& b) {
+  if constexpr (kCompact) {
+    if (a.phase != b.phase || a.step + 1 != b.step || a.words != b.words) return false;
+    const CompactSchedule& c = dag_.schedule();
+    // Ops one step apart have the same structure for steps 1 .. ranks-3 (successors up to ranks-2).
+    const std::uint32_t last = c.steps_per_phase() - 2;  // ranks - 3
+    const std::uint32_t high = std::max(a.high_step, b.high_step);
+    if (std::min(a.low_step, b.low_step) < 1 || high >= last) return false;
+    const std::uint64_t periods = last - high;
+    if (periods < 2) return false;
+    const std::uint64_t stride = c.step_stride(b.phase);
+    const Duration shift = Duration{(b.time - a.time).picoseconds() * std::int64_t(periods)};
+    const auto op_shift = OpId(stride * periods);
+
+    const std::vector<Event> events = queue_.take_pending();
+    queue_.advance(b.time + shift);
+    for (const Event& e : events) {
+      if (e.tag == kFlowDone) {
+        flow_event_[e.target] = queue_.schedule(e.time + shift, e.target, e.tag);
+        flow_op_[e.target] += op_shift;
+      } else {
+        queue_.schedule(e.time + shift, e.target + op_shift, e.tag);
+      }
+    }
+    dag_.waiting().members(ops_scratch_);
+    dag_.waiting().clear();
+    for (OpId op : ops_scratch_) dag_.waiting().toggle(op + op_shift);
+    network_.repeat(shift, a.totals, b.totals, periods);
+    dag_.repeat_ready_log(stride, periods);
+
+    const std::uint64_t events_per_period = b.events - a.events;
+    queue_.count_processed(periods * events_per_period);
+    repeated_events_ += periods * events_per_period;
+    completed_ += periods * (b.completed - a.completed);
+    flows_started_ += periods * (b.flows - a.flows);
+    finish_ += shift;
+    last_completed_ += op_shift;
+    for (Duration& t : rank_finish_)
+      if (t > a.time) t += shift;
+    next_marker_ += op_shift;
+    return true;
+  }
+  return false;
 }
 
 template <class Dag>
@@ -551,6 +862,7 @@ Result Run<Dag>::collect() const {
       result.timeline.push_back(OpSpan{id, Duration{spans_[id].start}, Duration{spans_[id].end}});
   }
   result.events = queue_.processed();
+  result.events_repeated = repeated_events_;
   result.flows = flows_started_;
   result.rate_updates = network_.reallocations();
   return result;

@@ -70,6 +70,30 @@ class CompactSchedule {
   /// True when a Send has a single dependency (the first step of the first phase has no data
   /// producer); every other Send has two: the data producer and the connection's previous Send.
   bool in_first_step(OpId id) const { return id < first_step_ops_; }
+  /// Lock-step structure, for the engine's exact repeat shortcut. A ring runs in two phases
+  /// (reduce-scatter, then allgather), each of ranks-1 steps, and op ids are step-major within a
+  /// phase: id + step_stride(phase) is the same (unit, rank, part) one step later.
+  enum class Phase : std::uint8_t { ReduceScatter, AllGather };
+  struct StepRef {
+    Phase phase;
+    std::uint32_t step;
+  };
+  StepRef step_of(OpId id) const;
+  /// Ops per step of a phase.
+  std::uint64_t step_stride(Phase phase) const {
+    return std::uint64_t(units_) * std::uint64_t(ranks_) * (phase == Phase::ReduceScatter ? 3 : 2);
+  }
+  /// Steps per phase: ranks - 1.
+  std::uint32_t steps_per_phase() const { return std::uint32_t(ranks_ - 1); }
+  bool has_phase(Phase phase) const { return phase == Phase::ReduceScatter ? has_rs() : has_ag(); }
+  /// True when every unit's blocks have the same size, so every rank moves the same bytes in every
+  /// step. Then, for steps 1 <= s and s + 1 <= ranks - 2 of one phase, op id and id + step_stride
+  /// are the same op one step apart: same kind, ranks, channel and bytes, with dependencies and
+  /// successors shifted by the stride too.
+  bool uniform_steps() const { return uniform_steps_; }
+  /// The Send of rank 0, first unit, in `step` of `phase`: it completes once per step.
+  OpId step_marker(Phase phase, std::uint32_t step) const { return id_of(phase, step, 0, 0); }
+
   /// Ops without dependencies, ascending (the first sends of every connection): O(ranks x channels).
   std::vector<OpId> initial_ops() const;
   /// Ids of the ops executed by endpoint `e`, ascending: what a per-rank harness runs. O(ops of e).
@@ -85,7 +109,6 @@ class CompactSchedule {
  private:
   friend std::optional<CompactSchedule> build_compact_schedule(const Topology&, std::span<const DeviceId>,
                                                                const CollectiveSpec&);
-  enum class Phase : std::uint8_t { ReduceScatter, AllGather };
   /// Exact 32-bit division by a constant: (2^64 / d + 1) * x >> 64 (Lemire, Kaser and Kurz, "Faster
   /// remainder by direct computation", 2019), a multiplication instead of a hardware divide. The
   /// magic number of d = 1 wraps to 0, which marks the identity.
@@ -139,6 +162,7 @@ class CompactSchedule {
   std::uint64_t op_count_ = 0;
   std::uint64_t transfers_ = 0;
   std::uint64_t first_step_ops_ = 0;
+  bool uniform_steps_ = false;
   FastDivisor by_three_;
   FastDivisor by_ranks_;
   FastDivisor by_units_;

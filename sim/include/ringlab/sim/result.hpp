@@ -84,7 +84,8 @@ struct Result {
   std::vector<OpId> critical_path;        ///< ops on the longest dependency chain, first to last
   std::vector<OpSpan> timeline;           ///< every op, by op id (empty unless recorded)
 
-  std::uint64_t events = 0;               ///< discrete events processed
+  std::uint64_t events = 0;               ///< discrete events processed (including those repeated)
+  std::uint64_t events_repeated = 0;      ///< of `events`, those the exact repeat shortcut skipped
   std::uint64_t flows = 0;                ///< network flows simulated
   std::uint64_t rate_updates = 0;         ///< max-min recomputations
 };

@@ -60,6 +60,10 @@ struct SimOptions {
   /// capacity and that every flow moves; throws std::logic_error on a violation. Costs
   /// O(directions + hops) per reallocation.
   bool check_invariants = false;
+  /// Exact repeat shortcut for compact ring schedules: once a step repeats the previous one exactly
+  /// (same events, flows and rates, shifted in time and op ids), skip the steps that would repeat it
+  /// again. Results are identical to the picosecond; off simulates every event (--no-shortcuts).
+  bool exact_shortcuts = true;
   /// Called every kProgressInterval events (from the running thread); may be empty.
   std::function<void(const Progress&)> progress;
   /// When set, checked every kProgressInterval events; once true the run throws Cancelled.
