@@ -6,7 +6,8 @@
 // point index, so the output is the same byte for byte whatever the number of threads or ranks, and
 // whether the sweep ran in one go or was resumed. Finished points are streamed as they finish: to the
 // journal beside `-o FILE` (sweep_journal.hpp; `--resume` continues from it), or, without -o, as CSV
-// lines on standard output in point order.
+// lines on standard output in point order. With --plot, rank 0 draws the rows as an SVG once every point
+// is in (sweep_plot.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "sweep_grid.hpp"
 #include "sweep_journal.hpp"
 #include "sweep_mpi.hpp"
+#include "sweep_plot.hpp"
 #include "sweep_runners.hpp"
 
 namespace ringlab::cli {
@@ -40,6 +42,7 @@ struct SweepCommandLine {
   std::string file;
   std::string format = "csv";
   std::string output;
+  std::string plot;  ///< an SVG of the results against the first numeric axis, written with the output
   int jobs = 0;  // 0 = this machine's cores, shared among the MPI ranks on it
   bool progress = false;
   bool resume = false;
@@ -192,6 +195,7 @@ std::map<std::int64_t, SweepRow> resumed_points(const SweepCommandLine& c, const
 // Runs this rank's share and, on rank 0, writes the output. Returns the exit status every rank agrees on.
 int run_share(const SweepCommandLine& c, const SweepMpi& mpi) {
   const SweepSpec spec = load_sweep(c.file, sweep_commands());
+  if (!c.plot.empty()) (void)sweep_plot_layout(spec);  // a sweep that cannot be drawn is refused before it runs
   const std::map<std::int64_t, SweepRow> done = resumed_points(c, spec);
   std::vector<std::int64_t> todo;
   for (std::int64_t i = 0; i < spec.point_count; ++i)
@@ -241,6 +245,7 @@ int run_share(const SweepCommandLine& c, const SweepMpi& mpi) {
           if (c.format == "json") write_sweep_json(out, spec, rows);
           else write_sweep_csv(out, spec, rows);
         });
+      if (!c.plot.empty()) write_output(c.plot, [&](std::ostream& out) { write_sweep_plot(out, spec, rows); });
       const auto failed = std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.failed(); });
       if (failed > 0) {
         std::cerr << "ringlab sweep: " << failed << " of " << rows.size() << " points failed (see the error column)\n";
@@ -284,6 +289,8 @@ void add_sweep_command(CLI::App& app) {
       ->check(one_of("format", {"csv", "json"}))
       ->capture_default_str();
   sweep->add_option("-o,--output", c->output, "write the results to this file instead of standard output");
+  sweep->add_option("--plot", c->plot, "also draw busbw (else time, else the first metric) against the first "
+                                      "numeric axis as an SVG, one line per combination of the other axes");
   sweep->add_option("-j,--jobs", c->jobs, "points run at once per process (default: the machine's cores, "
                                           "divided among the MPI ranks on it)")
       ->check(CLI::Range(1, 4096));

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 namespace ringlab::sim {
 namespace {
@@ -63,61 +65,144 @@ double nice_step(double max) {
   return 10 * power;
 }
 
+/// One axis: its range in drawing units (log2 or log10 of the value, or the value itself), the
+/// transform into them, and where its ticks go with their labels.
+struct AxisMap {
+  PlotScale scale;
+  double lo = 0, hi = 1;
+  std::vector<std::pair<double, std::string>> ticks;  ///< (value, label)
+
+  /// Values a log axis cannot show are drawn at its floor (1 byte, 1 ns, 1e-12).
+  double clamp(double v) const {
+    switch (scale) {
+      case PlotScale::Bytes: return std::max(v, 1.0);
+      case PlotScale::TimeUs: return std::max(v, 1e-3);
+      case PlotScale::Log2:
+      case PlotScale::Log10: return std::max(v, kLogFloor);
+      case PlotScale::Linear: return v;
+    }
+    return v;
+  }
+  /// The value in drawing units.
+  double transform(double v) const {
+    const bool log2_scale = scale == PlotScale::Bytes || scale == PlotScale::Log2;
+    if (scale == PlotScale::Linear) return v;
+    return log2_scale ? std::log2(clamp(v)) : std::log10(clamp(v));
+  }
+  double fraction(double v) const { return (transform(v) - lo) / (hi - lo); }
+
+  static constexpr double kLogFloor = 1e-12;
+};
+
+std::string general_label(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v == 0 ? 0.0 : v);  // no "-0"
+  return text;
+}
+
+/// The axis' range from the smallest and largest value shown, and its ticks.
+AxisMap make_axis(const PlotAxis& axis, double vmin, double vmax) {
+  AxisMap m{axis.scale};
+  const bool log2_scale = axis.scale == PlotScale::Bytes || axis.scale == PlotScale::Log2;
+  if (axis.scale != PlotScale::Linear) {
+    // Whole powers of two or ten.
+    m.lo = std::floor(m.transform(vmin));
+    m.hi = std::max(m.lo + 1, std::ceil(m.transform(vmax)));
+    const double span = m.hi - m.lo;
+    const int stride = log2_scale ? (span > 12 ? 4 : span > 6 ? 2 : 1) : (span > 8 ? 2 : 1);
+    // Log10 over at most two decades also marks 2 and 5 times each power of ten.
+    const bool fine = axis.scale == PlotScale::Log10 && span <= 2;
+    for (double e = m.lo; e <= m.hi; e += stride) {
+      const double value = std::pow(log2_scale ? 2.0 : 10.0, e);
+      std::string label = axis.scale == PlotScale::Bytes    ? size_label(value)
+                          : axis.scale == PlotScale::TimeUs ? value_label(PlotQuantity::TimeUs, value)
+                                                            : general_label(value);
+      m.ticks.emplace_back(value, std::move(label));
+      if (fine && e < m.hi)
+        for (double k : {2.0, 5.0}) m.ticks.emplace_back(k * value, general_label(k * value));
+    }
+    return m;
+  }
+  // A nice step from 0 (from_zero) or from the smallest value; a single value gets a span of 2 around it.
+  double lo = axis.from_zero ? std::min(vmin, 0.0) : vmin;
+  double hi = vmax;
+  if (!axis.from_zero && hi - lo <= 0) lo -= 1, hi += 1;
+  const double step = nice_step(std::max(hi - lo, 1e-9));
+  m.lo = std::floor(lo / step) * step;
+  m.hi = std::ceil(std::max(hi, m.lo + 1e-9) / step) * step;
+  for (double v = m.lo; v <= m.hi + 1e-9; v += step) m.ticks.emplace_back(v, general_label(v));
+  return m;
+}
+
+/// A point's coordinate as its tooltip says it.
+std::string tooltip_value(const PlotAxis& axis, double v) {
+  if (axis.scale == PlotScale::Bytes) return std::to_string(std::llround(v)) + " B";
+  if (axis.scale == PlotScale::TimeUs) return value_label(PlotQuantity::TimeUs, v);
+  return general_label(v) + (axis.unit.empty() ? "" : " " + axis.unit);
+}
+
 }  // namespace
 
 void write_svg_plot(std::ostream& out, const std::string& title, PlotQuantity quantity,
                     std::span<const PlotSeries> series, const std::string& footnote) {
-  const bool log_y = quantity == PlotQuantity::TimeUs;
+  const PlotAxis x{"message size (bytes, log scale)", PlotScale::Bytes, false, "B"};
+  const PlotAxis y = quantity == PlotQuantity::TimeUs ? PlotAxis{"time (log scale)", PlotScale::TimeUs, false, ""}
+                                                      : PlotAxis{"bus bandwidth (GB/s)", PlotScale::Linear, true, "GB/s"};
+  write_svg_plot(out, title, x, y, series, footnote);
+}
+
+void write_svg_plot(std::ostream& out, const std::string& title, const PlotAxis& x_axis, const PlotAxis& y_axis,
+                    std::span<const PlotSeries> series, const std::string& footnote) {
   double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
   bool first = true;
+  const AxisMap xclamp{x_axis.scale}, yclamp{y_axis.scale};
   for (const PlotSeries& s : series)
     for (const PlotPoint& p : s.points) {
-      const double x = std::max(p.bytes, 1.0), y = log_y ? std::max(p.value, 1e-3) : std::max(p.value, 0.0);
+      const double x = xclamp.clamp(p.bytes), y = yclamp.clamp(p.value);
       if (first) xmin = xmax = x, ymin = ymax = y, first = false;
       xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
     }
   if (first) xmin = 1, xmax = 2, ymin = 1, ymax = 10;
-  // Whole powers of two on x; powers of ten (log) or a nice step from 0 (linear) on y.
-  const double lx0 = std::floor(std::log2(xmin)), lx1 = std::max(lx0 + 1, std::ceil(std::log2(xmax)));
-  const double y0 = log_y ? std::floor(std::log10(ymin)) : 0.0;
-  const double step = log_y ? 1.0 : nice_step(std::max(ymax, 1e-9));
-  const double y1 = log_y ? std::max(y0 + 1, std::ceil(std::log10(ymax))) : std::ceil(std::max(ymax, 1e-9) / step) * step;
+  const AxisMap xm = make_axis(x_axis, xmin, xmax), ym = make_axis(y_axis, ymin, ymax);
+  // A long legend makes the picture taller; the plot area keeps its size.
+  const double legend_bottom = kTop + 10 + 18.0 * double(series.size()) + (footnote.empty() ? 0 : 20) + 10;
+  const double height = std::max(kHeight, legend_bottom);
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
-  const auto px = [&](double bytes) { return kLeft + (std::log2(std::max(bytes, 1.0)) - lx0) / (lx1 - lx0) * pw; };
-  const auto py = [&](double v) {
-    const double t = log_y ? (std::log10(std::max(v, 1e-3)) - y0) / (y1 - y0) : v / y1;
-    return kTop + ph - t * ph;
-  };
+  // Long legend entries or footnote make it wider (about 7 px per character at 12 px, 6.4 at 11 px).
+  double width = kWidth;
+  for (const PlotSeries& s : series)
+    width = std::max(width, std::ceil(kLeft + pw + 12 + 30 + 7.0 * double(s.name.size()) + 10));
+  width = std::max(width, std::ceil(kLeft + pw + 12 + 6.4 * double(footnote.size()) + 10));
+  const auto px = [&](double v) { return kLeft + xm.fraction(v) * pw; };
+  const auto py = [&](double v) { return kTop + ph - ym.fraction(v) * ph; };
 
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
-      << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << ' ' << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<title>" << escape(title) << "</title>\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   out << "<text x=\"" << num(kLeft + pw / 2) << "\" y=\"28\" text-anchor=\"middle\" font-size=\"15\">" << escape(title)
       << "</text>\n";
-  const int xstep = lx1 - lx0 > 12 ? 4 : lx1 - lx0 > 6 ? 2 : 1;
-  for (double e = lx0; e <= lx1; e += xstep) {
-    const double x = px(std::pow(2.0, e));
+  for (const auto& [value, label] : xm.ticks) {
+    const double x = px(value);
     out << "<line x1=\"" << num(x) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(x) << "\" y2=\"" << num(kTop + ph)
         << "\" stroke=\"#ddd\"/>\n";
-    out << "<text x=\"" << num(x) << "\" y=\"" << num(kTop + ph + 18) << "\" text-anchor=\"middle\">"
-        << size_label(std::pow(2.0, e)) << "</text>\n";
+    out << "<text x=\"" << num(x) << "\" y=\"" << num(kTop + ph + 18) << "\" text-anchor=\"middle\">" << escape(label)
+        << "</text>\n";
   }
-  for (double v = y0; v <= y1 + 1e-9; v += step) {
-    const double value = log_y ? std::pow(10.0, v) : v;
+  for (const auto& [value, label] : ym.ticks) {
     const double y = py(value);
     out << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kLeft + pw) << "\" y2=\"" << num(y)
         << "\" stroke=\"#ddd\"/>\n";
-    out << "<text x=\"" << num(kLeft - 8) << "\" y=\"" << num(y + 4) << "\" text-anchor=\"end\">"
-        << value_label(quantity, value) << "</text>\n";
+    out << "<text x=\"" << num(kLeft - 8) << "\" y=\"" << num(y + 4) << "\" text-anchor=\"end\">" << escape(label)
+        << "</text>\n";
   }
   out << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(kTop) << "\" width=\"" << num(pw) << "\" height=\"" << num(ph)
       << "\" fill=\"none\" stroke=\"black\"/>\n";
-  out << "<text x=\"" << num(kLeft + pw / 2) << "\" y=\"" << num(kHeight - 18)
-      << "\" text-anchor=\"middle\">message size (bytes, log scale)</text>\n";
+  out << "<text x=\"" << num(kLeft + pw / 2) << "\" y=\"" << num(kHeight - 18) << "\" text-anchor=\"middle\">"
+      << escape(x_axis.label) << "</text>\n";
   out << "<text transform=\"translate(20 " << num(kTop + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\">"
-      << (log_y ? "time (log scale)" : "bus bandwidth (GB/s)") << "</text>\n";
+      << escape(y_axis.label) << "</text>\n";
 
   double legend_y = kTop + 10;
   for (std::size_t i = 0; i < series.size(); ++i) {
@@ -133,8 +218,8 @@ void write_svg_plot(std::ostream& out, const std::string& title, PlotQuantity qu
     out << "\"/>\n";
     for (const PlotPoint& p : points)
       out << "<circle cx=\"" << num(px(p.bytes)) << "\" cy=\"" << num(py(p.value)) << "\" r=\"3\" fill=\"" << colour
-          << "\"><title>" << std::llround(p.bytes) << " B: " << value_label(quantity, p.value)
-          << (log_y ? "" : " GB/s") << "</title></circle>\n";
+          << "\"><title>" << escape(tooltip_value(x_axis, p.bytes)) << ": " << escape(tooltip_value(y_axis, p.value))
+          << "</title></circle>\n";
     const double lx = kLeft + pw + 12;
     out << "<line x1=\"" << num(lx) << "\" y1=\"" << num(legend_y) << "\" x2=\"" << num(lx + 24) << "\" y2=\""
         << num(legend_y) << "\" stroke=\"" << colour << "\" stroke-width=\"2\"" << dash << "/>\n";
