@@ -3,6 +3,7 @@
 // Cases (pass one name per process so the peak-memory figure belongs to that case alone):
 //   ring1024        128 DGX H100 nodes (1024 GPUs), 2-tier fat tree, non-blocking
 //   ring8192        1024 DGX H100 nodes (8192 GPUs), 2-tier fat tree, non-blocking
+//   ring65536       8192 DGX H100 nodes (65536 GPUs), 2-tier fat tree, non-blocking (2.1e10 ops)
 //   contended1024   as ring1024 but the fat tree is 4:1 oversubscribed and ranks are interleaved
 //                   across leaves, so every inter-node ring edge crosses the spine tier
 //   ring1024-ch4    as ring1024 with 4 channels (4 rings) and 512 KiB pipeline chunks
@@ -60,6 +61,7 @@ constexpr Case kCases[] = {
     {"contended1024", 128, 4.0, true, 1, 0_B},
     {"ring1024-ch4", 128, 1.0, false, 4, 512_KiB},
     {"ring8192", 1024, 1.0, false, 1, 0_B},
+    {"ring65536", 8192, 1.0, false, 1, 0_B},
     {"rail8192", 1024, 1.0, false, 1, 0_B, Algorithm::Hierarchical},
 };
 constexpr int kNodesPerLeaf = 4;

@@ -143,7 +143,7 @@ TEST_CASE("compact ring schedules are the explicit ones, op for op, and simulate
   REQUIRE(printed_compact.str() == printed_expected.str());
 
   for (Endpoint e = 0; e < p; ++e) {
-    std::vector<OpId> at_e;
+    std::vector<CompactOpId> at_e;
     for (OpId id = 0; id < expected.ops().size(); ++id)
       if (expected.op(id).at == e) at_e.push_back(id);
     REQUIRE(compact->rank_ops(e) == at_e);

@@ -44,7 +44,7 @@ TEST_CASE("simulator: one transfer between two hosts = overhead + bytes/B + sum 
   CHECK(r.timeline[recv].start == kInterHostOverhead);  // the flow starts after the overhead
   CHECK(r.timeline[recv].end == expected);
   CHECK(r.flows == 1);
-  CHECK(r.critical_path == std::vector<OpId>{send, recv});
+  CHECK(r.critical_path == std::vector<std::uint64_t>{send, recv});
   // Four channels carried 4 MiB each; the NDR ones are the most utilised.
   REQUIRE(r.directions.size() == 4);
   for (const DirectionStats& ch : r.directions) {
@@ -119,7 +119,7 @@ TEST_CASE("simulator: local ops run at the calibration's GPU and CPU rates", "[s
   CHECK(r.timeline[copy].start == t_reduce);
   CHECK(r.timeline[copy].end == t_reduce + t_copy);
   CHECK(r.time == t_reduce + t_copy + t_encode);
-  CHECK(r.critical_path == std::vector<OpId>{reduce, copy, encode});
+  CHECK(r.critical_path == std::vector<std::uint64_t>{reduce, copy, encode});
 
   SECTION("model_compute = false makes them free") {
     options.calibration.model_compute = false;
@@ -164,7 +164,7 @@ TEST_CASE("simulator: a recv completes at max(arrival, its own deps)", "[simulat
   REQUIRE(reduce > arrival);
   CHECK(r.timeline[send].end == arrival);
   CHECK(r.timeline[recv].end == reduce);
-  CHECK(r.critical_path == std::vector<OpId>{busy, recv});
+  CHECK(r.critical_path == std::vector<std::uint64_t>{busy, recv});
 }
 
 TEST_CASE("simulator: calibration factors scale bandwidth and latency", "[simulator]") {

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "collectives/collectives_builder.hpp"
 #include "collectives/schedule_print.hpp"
@@ -27,33 +29,33 @@ std::uint32_t before(std::uint32_t rank, std::uint32_t n) { return rank == 0 ? n
 std::uint32_t after(std::uint32_t rank, std::uint32_t n) { return rank + 1 == n ? 0 : rank + 1; }
 }  // namespace
 
-CompactSchedule::Slot CompactSchedule::decode(OpId id) const {
+CompactSchedule::Slot CompactSchedule::decode(CompactOpId id) const {
   Slot s{};
-  std::uint32_t x;
+  std::uint64_t x;  // the slot: (step * units + unit) * ranks + rank
   if (id < rs_ops_) {
     s.phase = Phase::ReduceScatter;
     x = by_three_.divide(id);
-    s.part = id - 3 * x;
+    s.part = std::uint32_t(id - 3 * x);
   } else {
     s.phase = Phase::AllGather;
-    x = (id - std::uint32_t(rs_ops_)) >> 1;
-    s.part = (id - std::uint32_t(rs_ops_)) & 1;
+    x = (id - rs_ops_) >> 1;
+    s.part = std::uint32_t((id - rs_ops_) & 1);
   }
-  const std::uint32_t y = by_ranks_.divide(x);
-  s.rank = x - y * std::uint32_t(ranks_);
-  s.step = by_units_.divide(y);
-  s.unit = y - s.step * units_;
+  const std::uint64_t y = by_ranks_.divide(x);  // step * units + unit: below 2^32
+  s.rank = std::uint32_t(x - y * std::uint64_t(ranks_));
+  s.step = std::uint32_t(by_units_.divide(y));
+  s.unit = std::uint32_t(y - std::uint64_t(s.step) * units_);
   return s;
 }
 
-CompactSchedule::StepRef CompactSchedule::step_of(OpId id) const {
+CompactSchedule::StepRef CompactSchedule::step_of(CompactOpId id) const {
   if (id < rs_ops_) return StepRef{Phase::ReduceScatter, std::uint32_t(id / step_stride(Phase::ReduceScatter))};
   return StepRef{Phase::AllGather, std::uint32_t((id - rs_ops_) / step_stride(Phase::AllGather))};
 }
 
-OpId CompactSchedule::id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const {
+CompactOpId CompactSchedule::id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const {
   const std::uint64_t slot = (std::uint64_t(step) * units_ + unit) * std::uint64_t(ranks_) + rank;
-  return phase == Phase::ReduceScatter ? OpId(slot * 3) : OpId(rs_ops_ + slot * 2);
+  return phase == Phase::ReduceScatter ? CompactOpId(slot * 3) : CompactOpId(rs_ops_ + slot * 2);
 }
 
 std::uint32_t CompactSchedule::block_index(const Slot& s) const {
@@ -62,46 +64,46 @@ std::uint32_t CompactSchedule::block_index(const Slot& s) const {
   return b >= std::uint32_t(ranks_) ? b - std::uint32_t(ranks_) : b;
 }
 
-OpId CompactSchedule::connection_prev(const Slot& s) const {
+CompactOpId CompactSchedule::connection_prev(const Slot& s) const {
   const std::uint16_t ch = unit_channel_[s.unit];
   if (unit_prev_[s.unit] != kNone) return id_of(s.phase, s.step, unit_prev_[s.unit], s.rank);
   if (s.step > 0) return id_of(s.phase, s.step - 1, channel_last_[ch], s.rank);
   if (s.phase == Phase::AllGather && has_rs())
     return id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), channel_last_[ch], s.rank);
-  return kNoOp;
+  return kNoCompactOp;
 }
 
-OpId CompactSchedule::connection_next(const Slot& s) const {
+CompactOpId CompactSchedule::connection_next(const Slot& s) const {
   const std::uint16_t ch = unit_channel_[s.unit];
   if (unit_next_[s.unit] != kNone) return id_of(s.phase, s.step, unit_next_[s.unit], s.rank);
   if (s.step + 2 < std::uint32_t(ranks_)) return id_of(s.phase, s.step + 1, channel_first_[ch], s.rank);
   if (s.phase == Phase::ReduceScatter && has_ag()) return id_of(Phase::AllGather, 0, channel_first_[ch], s.rank);
-  return kNoOp;
+  return kNoCompactOp;
 }
 
-OpId CompactSchedule::dense_producer(const Slot& s) const {
+CompactOpId CompactSchedule::dense_producer(const Slot& s) const {
   const std::uint32_t from = before(s.rank, std::uint32_t(ranks_));
   if (s.phase == Phase::ReduceScatter)
-    return s.step == 0 ? kNoOp : id_of(Phase::ReduceScatter, s.step - 1, s.unit, from) + 2;
+    return s.step == 0 ? kNoCompactOp : id_of(Phase::ReduceScatter, s.step - 1, s.unit, from) + 2;
   if (s.step > 0) return id_of(Phase::AllGather, s.step - 1, s.unit, from) + 1;
-  return has_rs() ? id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), s.unit, from) + 2 : kNoOp;
+  return has_rs() ? id_of(Phase::ReduceScatter, std::uint32_t(ranks_ - 2), s.unit, from) + 2 : kNoCompactOp;
 }
 
-Endpoint CompactSchedule::endpoint(OpId id) const {
-  std::uint32_t x;
-  std::uint32_t part;
+Endpoint CompactSchedule::endpoint(CompactOpId id) const {
+  std::uint64_t x;
+  std::uint64_t part;
   if (id < rs_ops_) {
     x = by_three_.divide(id);
     part = id - 3 * x;
   } else {
-    x = (id - std::uint32_t(rs_ops_)) >> 1;
-    part = (id - std::uint32_t(rs_ops_)) & 1;
+    x = (id - rs_ops_) >> 1;
+    part = (id - rs_ops_) & 1;
   }
-  const std::uint32_t rank = x - by_ranks_.divide(x) * std::uint32_t(ranks_);
+  const auto rank = std::uint32_t(x - by_ranks_.divide(x) * std::uint64_t(ranks_));
   return part == 0 ? rank : after(rank, std::uint32_t(ranks_));  // a Send runs at its rank, the rest at the next
 }
 
-Op CompactSchedule::op(OpId id) const {
+Op CompactSchedule::op(CompactOpId id) const {
   const Slot s = decode(id);
   const std::uint32_t b = block_index(s);
   const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
@@ -122,7 +124,7 @@ Op CompactSchedule::op(OpId id) const {
       op.kind = OpKind::Send;
       op.at = s.rank;
       op.peer = next;
-      op.match = id + 1;
+      op.match = OpId(id + 1);
       // Two deps (data producer, previous send on the connection), except in the first step, which
       // has no producer, and whose first unit per channel has no previous send either.
       op.dep_count = !in_first_step(id) ? 2 : unit_prev_[s.unit] == kNone ? 0 : 1;
@@ -131,7 +133,7 @@ Op CompactSchedule::op(OpId id) const {
       op.kind = OpKind::Recv;
       op.at = next;
       op.peer = s.rank;
-      op.match = id - 1;
+      op.match = OpId(id - 1);
       break;
     default:
       op.kind = OpKind::Reduce;
@@ -143,7 +145,7 @@ Op CompactSchedule::op(OpId id) const {
   return op;
 }
 
-OpPair CompactSchedule::deps(OpId id) const {
+OpPair CompactSchedule::deps(CompactOpId id) const {
   const Slot s = decode(id);
   if (s.part == 0) return send_deps(s);
   OpPair out;
@@ -153,15 +155,15 @@ OpPair CompactSchedule::deps(OpId id) const {
 
 OpPair CompactSchedule::send_deps(const Slot& s) const {
   OpPair out;
-  const OpId dense = dense_producer(s);
-  const OpId conn = connection_prev(s);
-  if (dense != kNoOp) out.ids[out.count++] = dense;
-  if (conn != kNoOp) out.ids[out.count++] = conn;
+  const CompactOpId dense = dense_producer(s);
+  const CompactOpId conn = connection_prev(s);
+  if (dense != kNoCompactOp) out.ids[out.count++] = dense;
+  if (conn != kNoCompactOp) out.ids[out.count++] = conn;
   if (out.count == 2 && out.ids[0] > out.ids[1]) std::swap(out.ids[0], out.ids[1]);
   return out;
 }
 
-OpPair CompactSchedule::successors(OpId id) const {
+OpPair CompactSchedule::successors(CompactOpId id) const {
   OpPair out;
   const Slot s = decode(id);
   const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
@@ -169,8 +171,8 @@ OpPair CompactSchedule::successors(OpId id) const {
   switch (s.part) {
     case 0: {
       out.ids[out.count++] = id + 1;
-      const OpId conn = connection_next(s);
-      if (conn != kNoOp) out.ids[out.count++] = conn;
+      const CompactOpId conn = connection_next(s);
+      if (conn != kNoCompactOp) out.ids[out.count++] = conn;
       break;
     }
     case 1:
@@ -189,14 +191,14 @@ OpPair CompactSchedule::successors(OpId id) const {
   return out;
 }
 
-std::uint64_t CompactSchedule::transfer_index(OpId id) const {
+std::uint64_t CompactSchedule::transfer_index(CompactOpId id) const {
   if (id < rs_ops_) return by_three_.divide(id);
   return rs_ops_ / 3 + (id - rs_ops_) / 2;
 }
 
 
-std::vector<OpId> CompactSchedule::initial_ops() const {
-  std::vector<OpId> out;
+std::vector<CompactOpId> CompactSchedule::initial_ops() const {
+  std::vector<CompactOpId> out;
   const Phase first = has_rs() ? Phase::ReduceScatter : Phase::AllGather;
   for (std::uint32_t u = 0; u < units_; ++u) {
     if (unit_prev_[u] != kNone) continue;
@@ -205,8 +207,8 @@ std::vector<OpId> CompactSchedule::initial_ops() const {
   return out;
 }
 
-std::vector<OpId> CompactSchedule::rank_ops(Endpoint e) const {
-  std::vector<OpId> out;
+std::vector<CompactOpId> CompactSchedule::rank_ops(Endpoint e) const {
+  std::vector<CompactOpId> out;
   if (e >= endpoints_.size()) return out;
   const std::uint32_t from = before(e, std::uint32_t(ranks_));
   const auto steps = std::uint32_t(ranks_ - 1);
@@ -225,19 +227,24 @@ std::vector<OpId> CompactSchedule::rank_ops(Endpoint e) const {
 }
 
 Schedule CompactSchedule::expand() const {
+  if (op_count_ >= kNoOp)
+    throw std::invalid_argument("a schedule of " + std::to_string(op_count_) +
+                                " ops has no explicit form: explicit schedules hold fewer than 2^32 ops");
   std::vector<DeviceId> devices;
   for (const EndpointInfo& info : endpoints_) devices.push_back(info.device);
   Schedule schedule(collective_, algorithm_, message_, devices);
   schedule.set_payload(payload_);
   schedule.reserve(op_count_, op_count_);
-  for (OpId id = 0; id < op_count_; ++id) {
+  for (CompactOpId id = 0; id < op_count_; ++id) {
     const Op o = op(id);
     const OpPair d = deps(id);
+    const std::array<OpId, 2> ids{OpId(d.ids[0]), OpId(d.ids[1])};  // below 2^32, checked above
+    const std::span<const OpId> dep_ids(ids.data(), d.count);
     if (o.kind == OpKind::Send) {
-      schedule.add_transfer(o.at, o.peer, o.src, o.dst, o.mode, o.chunk(), o.bytes, d.view(), {}, o.channel, o.step);
+      schedule.add_transfer(o.at, o.peer, o.src, o.dst, o.mode, o.chunk(), o.bytes, dep_ids, {}, o.channel, o.step);
       ++id;  // the recv it added
     } else {
-      schedule.add_local(o.kind, o.at, o.peer, o.src, o.dst, o.chunk(), o.bytes, d.view(), o.channel, o.step);
+      schedule.add_local(o.kind, o.at, o.peer, o.src, o.dst, o.chunk(), o.bytes, dep_ids, o.channel, o.step);
     }
   }
   return schedule;
@@ -252,7 +259,7 @@ void CompactSchedule::print(std::ostream& out, const Topology* topology) const {
 
 void CompactSchedule::print_rank(std::ostream& out, Endpoint e, const Topology* topology) const {
   out << detail::endpoint_label(endpoints_, e, topology) << ":\n";
-  for (OpId id : rank_ops(e)) {
+  for (CompactOpId id : rank_ops(e)) {
     const Op o = op(id);
     detail::print_op_line(out, endpoints_, topology, id, o, Bytes{o.first * elem_}, deps(id).view());
   }
@@ -316,7 +323,7 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
   s.rs_ops_ = s.has_rs() ? slots * 3 : 0;
   s.op_count_ = s.rs_ops_ + (s.has_ag() ? slots * 2 : 0);
   s.transfers_ = (s.has_rs() ? slots : 0) + (s.has_ag() ? slots : 0);
-  if (s.op_count_ >= std::uint64_t(kNoOp)) return std::nullopt;  // beyond 32-bit op ids
+  if (std::uint64_t(p - 1) * s.units_ >= (std::uint64_t(1) << 32)) return std::nullopt;  // decode's 32-bit steps
   s.first_step_ops_ = std::uint64_t(s.units_) * std::uint64_t(p) * (s.has_rs() ? 3 : 2);
   s.by_three_ = CompactSchedule::FastDivisor(3);
   s.by_ranks_ = CompactSchedule::FastDivisor(std::uint32_t(p));

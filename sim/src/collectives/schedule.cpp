@@ -173,17 +173,12 @@ std::string detail::endpoint_label(std::span<const EndpointInfo> endpoints, Endp
   return name;
 }
 
-void detail::print_op_line(std::ostream& out, std::span<const EndpointInfo> endpoints, const Topology* topology,
-                           OpId id, const Op& op, Bytes offset, std::span<const OpId> deps) {
+void detail::print_op_head(std::ostream& out, std::span<const EndpointInfo> endpoints, const Topology* topology,
+                           std::uint64_t id, const Op& op, Bytes offset) {
   out << "  #" << id << ' ' << to_string(op.kind) << ' ' << to_string(op.bytes) << " @" << to_string(offset);
   if (op.kind == OpKind::Send) out << " -> " << endpoint_label(endpoints, op.peer, topology);
   if (op.kind == OpKind::Recv) out << " <- " << endpoint_label(endpoints, op.peer, topology);
   out << " [ch " << op.channel << " step " << op.step << ']';
-  if (!deps.empty()) {
-    out << " after";
-    for (OpId d : deps) out << " #" << d;
-  }
-  out << '\n';
 }
 
 std::vector<std::string> Schedule::check() const {

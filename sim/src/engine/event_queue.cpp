@@ -83,7 +83,7 @@ std::uint32_t EventQueue::bucket_for(std::int64_t time) {
   return last_bucket_ = b;
 }
 
-EventId EventQueue::schedule(Duration time, std::uint32_t target, std::uint32_t tag) {
+EventId EventQueue::schedule(Duration time, std::uint64_t target, std::uint32_t tag) {
   assert(time >= now_ && "time never runs backwards");
   std::uint32_t slot;
   if (!free_slots_.empty()) {

@@ -39,14 +39,14 @@ inline constexpr EventId kNoEvent = 0;
 struct Event {
   Duration time;
   EventId id = kNoEvent;
-  std::uint32_t target = 0;  ///< what the event is about (op id, flow id, ...), owner-defined
+  std::uint64_t target = 0;  ///< what the event is about (op id, flow id, ...), owner-defined
   std::uint32_t tag = 0;     ///< what happens (owner-defined kind)
 };
 
 class EventQueue {
  public:
   /// Schedules an event at absolute time `time`. Precondition: time >= now().
-  EventId schedule(Duration time, std::uint32_t target, std::uint32_t tag);
+  EventId schedule(Duration time, std::uint64_t target, std::uint32_t tag);
   /// Cancels a pending event. Cancelling an event that already fired or was cancelled, or kNoEvent,
   /// is a no-op.
   void cancel(EventId id);
@@ -95,7 +95,7 @@ class EventQueue {
  private:
   struct Payload {
     std::uint64_t key = 0;  ///< key of the live event in this slot, 0 when the slot is free
-    std::uint32_t target = 0;
+    std::uint64_t target = 0;
     std::uint32_t tag = 0;
   };
   /// The events of one instant, in sequence order; keys[head..] are not yet popped.

@@ -17,6 +17,8 @@ namespace ringlab::sim::detail {
 /// predecessor count, the predecessor that made it ready and its cached path.
 class ExplicitDag {
  public:
+  using Id = OpId;
+  static constexpr Id kNone = kNoOp;
   explicit ExplicitDag(const Schedule& schedule);
 
   const Schedule& schedule() const { return schedule_; }

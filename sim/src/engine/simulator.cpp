@@ -146,11 +146,11 @@ DirectionModel make_direction_model(const Topology& topology, const SimOptions& 
 /// run that have one of their two predecessors done. Holds only the live window.
 class OpSet {
  public:
-  OpSet() : slots_(kInitialSlots, kNoOp) {}
+  OpSet() : slots_(kInitialSlots, kNoCompactOp) {}
   /// Removes `id` when present (true), else inserts it (false).
-  bool toggle(OpId id) {
+  bool toggle(CompactOpId id) {
     std::size_t i = home(id);
-    for (; slots_[i] != kNoOp; i = (i + 1) & mask()) {
+    for (; slots_[i] != kNoCompactOp; i = (i + 1) & mask()) {
       if (slots_[i] != id) continue;
       erase_at(i);
       return true;
@@ -161,13 +161,13 @@ class OpSet {
   }
 
   /// The members, in no particular order.
-  void members(std::vector<OpId>& out) const {
+  void members(std::vector<CompactOpId>& out) const {
     out.clear();
-    for (OpId id : slots_)
-      if (id != kNoOp) out.push_back(id);
+    for (CompactOpId id : slots_)
+      if (id != kNoCompactOp) out.push_back(id);
   }
   void clear() {
-    std::fill(slots_.begin(), slots_.end(), kNoOp);
+    std::fill(slots_.begin(), slots_.end(), kNoCompactOp);
     size_ = 0;
   }
 
@@ -177,10 +177,10 @@ class OpSet {
   /// Identity hash: the waiting Sends are a window of nearby ids (2 or 3 apart), visited roughly in
   /// id order, so consecutive probes stay in the same cache lines; linear probing keeps it correct
   /// for any key set.
-  std::size_t home(OpId id) const { return std::size_t(id) & mask(); }
+  std::size_t home(CompactOpId id) const { return std::size_t(id) & mask(); }
   void erase_at(std::size_t hole) {
     --size_;
-    for (std::size_t j = (hole + 1) & mask(); slots_[j] != kNoOp; j = (j + 1) & mask()) {
+    for (std::size_t j = (hole + 1) & mask(); slots_[j] != kNoCompactOp; j = (j + 1) & mask()) {
       const std::size_t want = home(slots_[j]);
       // Move j into the hole unless its home lies cyclically in (hole, j].
       const bool stays = hole <= j ? (hole < want && want <= j) : (hole < want || want <= j);
@@ -188,19 +188,19 @@ class OpSet {
       slots_[hole] = slots_[j];
       hole = j;
     }
-    slots_[hole] = kNoOp;
+    slots_[hole] = kNoCompactOp;
   }
   void grow() {
-    std::vector<OpId> old(slots_.size() * 2, kNoOp);
+    std::vector<CompactOpId> old(slots_.size() * 2, kNoCompactOp);
     old.swap(slots_);
-    for (OpId id : old) {
-      if (id == kNoOp) continue;
+    for (CompactOpId id : old) {
+      if (id == kNoCompactOp) continue;
       std::size_t i = home(id);
-      while (slots_[i] != kNoOp) i = (i + 1) & mask();
+      while (slots_[i] != kNoCompactOp) i = (i + 1) & mask();
       slots_[i] = id;
     }
   }
-  std::vector<OpId> slots_;
+  std::vector<CompactOpId> slots_;
   std::size_t size_ = 0;
 };
 
@@ -230,42 +230,44 @@ class PagedBits {
 /// transfers simulated; the bits of steps skipped by a repeat are those of the period it repeated.
 class CompactDag {
  public:
+  using Id = CompactOpId;
+  static constexpr Id kNone = kNoCompactOp;
   explicit CompactDag(const CompactSchedule& schedule)
       : schedule_(schedule), paths_(schedule.endpoints().size() * schedule.channel_count(), UINT32_MAX),
         conn_critical_(schedule.transfer_count()) {}
 
   const CompactSchedule& schedule() const { return schedule_; }
   std::uint64_t size() const { return schedule_.op_count(); }
-  Op op(OpId id) const { return schedule_.op(id); }
-  bool is_recv(OpId id) const { return schedule_.kind(id) == OpKind::Recv; }
-  Endpoint endpoint(OpId id) const { return schedule_.endpoint(id); }
+  Op op(CompactOpId id) const { return schedule_.op(id); }
+  bool is_recv(CompactOpId id) const { return schedule_.kind(id) == OpKind::Recv; }
+  Endpoint endpoint(CompactOpId id) const { return schedule_.endpoint(id); }
   /// As ExplicitDag's. The successors' kinds follow from the completed op's: a Send's are its Recv
   /// and the connection's next Send, a Reduce's is a Send, a Recv's a Reduce or a Send.
   template <class F>
-  void for_each_ready_successor(OpId id, F&& ready) {
+  void for_each_ready_successor(CompactOpId id, F&& ready) {
     const OpKind kind = schedule_.kind(id);
     const OpPair next = schedule_.successors(id);
     for (std::uint32_t i = 0; i < next.count; ++i) {
-      const OpId n = next.ids[i];
+      const CompactOpId n = next.ids[i];
       const bool is_send = kind == OpKind::Send ? i == 1 : kind == OpKind::Reduce || schedule_.kind(n) == OpKind::Send;
       if (!is_send || send_satisfied(n, kind == OpKind::Send)) ready(n);
     }
   }
   template <class F>
   void for_each_initial(F&& f) const {
-    for (OpId id : schedule_.initial_ops()) f(id);
+    for (CompactOpId id : schedule_.initial_ops()) f(id);
   }
-  OpId critical(OpId id) const {
+  CompactOpId critical(CompactOpId id) const {
     if (schedule_.kind(id) != OpKind::Send) return id - 1;  // a Recv's Send, a Reduce's Recv
     const OpPair deps = schedule_.deps(id);
-    if (deps.count < 2) return deps.count == 0 ? kNoOp : deps.ids[0];
+    if (deps.count < 2) return deps.count == 0 ? kNoCompactOp : deps.ids[0];
     bool conn = false;
     if (!repeated_bit(id, conn)) conn = conn_critical_.get(schedule_.transfer_index(id));
     const bool first_is_send = schedule_.kind(deps.ids[0]) == OpKind::Send;
     return conn == first_is_send ? deps.ids[0] : deps.ids[1];
   }
   /// Every Send of a rank on a channel goes to the next rank: one path per (rank, channel).
-  std::uint32_t& path_slot(OpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
+  std::uint32_t& path_slot(CompactOpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
 
   // The repeat shortcut's hooks (see Run::on_marker).
   OpSet& waiting() { return waiting_; }
@@ -282,7 +284,7 @@ class CompactDag {
  private:
   /// One predecessor of Send `id` completed (the connection's previous Send when `by_send`); true
   /// when it is ready now. First-step Sends have one predecessor, every other Send two.
-  bool send_satisfied(OpId id, bool by_send) {
+  bool send_satisfied(CompactOpId id, bool by_send) {
     if (schedule_.in_first_step(id)) return true;
     if (!waiting_.toggle(id)) return false;
     if (by_send) conn_critical_.set(schedule_.transfer_index(id));  // the connection's previous Send finished last
@@ -290,7 +292,7 @@ class CompactDag {
     return true;
   }
   /// For a Send that became ready in a repeated period: the bit of the logged Send it repeats.
-  bool repeated_bit(OpId id, bool& conn) const {
+  bool repeated_bit(CompactOpId id, bool& conn) const {
     for (const Repeat& r : repeats_) {
       if (r.ready.empty() || id <= r.ready.front().first) continue;
       const std::uint64_t lo = r.ready.front().first;
@@ -298,8 +300,8 @@ class CompactDag {
       const std::uint64_t first = id > hi ? (id - hi + r.stride - 1) / r.stride : 1;
       const std::uint64_t last = std::min<std::uint64_t>((id - lo) / r.stride, r.periods);
       for (std::uint64_t j = std::max<std::uint64_t>(first, 1); j <= last; ++j) {
-        const OpId logged = OpId(id - j * r.stride);
-        const auto it = std::lower_bound(r.ready.begin(), r.ready.end(), std::pair<OpId, bool>{logged, false});
+        const CompactOpId logged = CompactOpId(id - j * r.stride);
+        const auto it = std::lower_bound(r.ready.begin(), r.ready.end(), std::pair<CompactOpId, bool>{logged, false});
         if (it == r.ready.end() || it->first != logged) continue;
         conn = it->second;
         return true;
@@ -309,7 +311,7 @@ class CompactDag {
   }
 
   struct Repeat {
-    std::vector<std::pair<OpId, bool>> ready;  ///< sorted
+    std::vector<std::pair<CompactOpId, bool>> ready;  ///< sorted
     std::uint64_t stride = 0;
     std::uint64_t periods = 0;
   };
@@ -318,7 +320,7 @@ class CompactDag {
   OpSet waiting_;
   PagedBits conn_critical_;
   bool logging_ = false;
-  std::vector<std::pair<OpId, bool>> ready_log_;
+  std::vector<std::pair<CompactOpId, bool>> ready_log_;
   std::vector<Repeat> repeats_;
 };
 
@@ -347,6 +349,8 @@ struct Snapshot {
 template <class Dag>
 class Run {
   static constexpr bool kCompact = std::is_same_v<Dag, CompactDag>;
+  using Id = typename Dag::Id;  ///< op ids: 32-bit OpId, or 64-bit CompactOpId
+  static constexpr Id kNone = Dag::kNone;
 
  public:
   Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
@@ -376,24 +380,24 @@ class Run {
 
  private:
   DeviceId device_of(Endpoint e) const { return endpoints_[e].device; }
-  void make_ready(OpId op) { ready_.push_back(op); }
+  void make_ready(Id op) { ready_.push_back(op); }
   void drain();
-  void start(OpId op);
-  void start_send(OpId send, const Op& op);
-  void start_flow(OpId send, const Op& op);
-  void complete(OpId op);
+  void start(Id op);
+  void start_send(Id send, const Op& op);
+  void start_flow(Id send, const Op& op);
+  void complete(Id op);
   void dispatch(const Event& event);
   void reallocate();
   void verify_network() const;
   /// SimOptions::record_rank_finish: `op` completed at `now` (completions come in time order).
-  void record_finish(OpId op, Duration now) {
+  void record_finish(Id op, Duration now) {
     if (const Endpoint e = dag_.endpoint(op); e < rank_finish_.size()) rank_finish_[e] = now;
   }
   /// Progress callback and cancellation check (SimOptions::progress, ::cancel).
   void report_progress() const;
-  const Path& path_of(OpId send, const Op& op);
+  const Path& path_of(Id send, const Op& op);
   Duration compute_time(const Op& op) const;
-  void set_start(OpId op, Duration t) {
+  void set_start(Id op, Duration t) {
     if (record_) spans_[op].start = t.picoseconds();
   }
   Result collect() const;
@@ -401,7 +405,7 @@ class Run {
   void on_marker();
   void advance_marker();
   void snapshot(Snapshot& out, bool exact);
-  std::uint64_t relative(OpId op, Snapshot& s) const;
+  std::uint64_t relative(Id op, Snapshot& s) const;
   bool try_repeat(const Snapshot& a, const Snapshot& b);
 
   const Topology& topology_;
@@ -425,16 +429,16 @@ class Run {
   bool record_ = false;     ///< keep per-op spans (Result::timeline)
   std::vector<Span> spans_;  ///< per op when record_
   std::uint64_t completed_ = 0;
-  OpId last_completed_ = kNoOp;
+  Id last_completed_ = kNone;
   Duration finish_;  ///< time of the last completion
   std::vector<Duration> rank_finish_;  ///< per rank: its last completion (empty unless recorded)
 
-  std::vector<OpId> ready_;
+  std::vector<Id> ready_;
   std::size_t ready_head_ = 0;
 
   PathCache path_index_;
   std::vector<Path> paths_;
-  std::vector<OpId> flow_op_;       ///< per flow slot: the Send it carries
+  std::vector<Id> flow_op_;       ///< per flow slot: the Send it carries
   std::vector<std::uint32_t> flow_path_;
   std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
   std::vector<FlowId> changed_;
@@ -442,21 +446,21 @@ class Run {
 
   // Exact repeat shortcut state (see on_marker).
   bool repeats_ = false;
-  OpId next_marker_ = kNoOp;  ///< the op whose completion triggers the next snapshot
+  Id next_marker_ = kNone;  ///< the op whose completion triggers the next snapshot
   bool marker_hit_ = false;
-  OpId period_low_ = kNoOp;   ///< smallest and largest op completed since the last snapshot
-  OpId period_high_ = 0;
+  Id period_low_ = kNone;   ///< smallest and largest op completed since the last snapshot
+  Id period_high_ = 0;
   Snapshot previous_, current_;  ///< fingerprints of the last two steps
   Snapshot candidate_, exact_;    ///< full states: a candidate for a repeat, and the step after it
   std::vector<std::uint32_t> direction_mark_;  ///< per direction: epoch it was last written in a snapshot
   std::uint32_t direction_mark_epoch_ = 0;
   std::vector<Event> events_scratch_;
-  std::vector<OpId> ops_scratch_;
+  std::vector<Id> ops_scratch_;
   std::uint64_t repeated_events_ = 0;
 };
 
 template <class Dag>
-const Path& Run<Dag>::path_of(OpId send, const Op& op) {
+const Path& Run<Dag>::path_of(Id send, const Op& op) {
   std::uint32_t& slot = dag_.path_slot(send, op);
   if (slot != kNoPath) return paths_[slot];
   const PathKey key{device_of(op.at), device_of(op.peer), op.channel};
@@ -484,7 +488,7 @@ Duration Run<Dag>::compute_time(const Op& op) const {
 }
 
 template <class Dag>
-void Run<Dag>::complete(OpId op) {
+void Run<Dag>::complete(Id op) {
   const Duration now = queue_.now();
   if (record_) spans_[op].end = now.picoseconds();
   finish_ = now;
@@ -499,7 +503,7 @@ void Run<Dag>::complete(OpId op) {
       period_high_ = std::max(period_high_, op);
     }
   }
-  dag_.for_each_ready_successor(op, [&](OpId next) { make_ready(next); });
+  dag_.for_each_ready_successor(op, [&](Id next) { make_ready(next); });
 }
 
 template <class Dag>
@@ -510,7 +514,7 @@ void Run<Dag>::drain() {
 }
 
 template <class Dag>
-void Run<Dag>::start(OpId id) {
+void Run<Dag>::start(Id id) {
   if (dag_.is_recv(id)) {  // its deps are done and its data has arrived
     complete(id);
     return;
@@ -531,7 +535,7 @@ void Run<Dag>::start(OpId id) {
 }
 
 template <class Dag>
-void Run<Dag>::start_send(OpId send, const Op& op) {
+void Run<Dag>::start_send(Id send, const Op& op) {
   const Duration now = queue_.now();
   if (device_of(op.at) == device_of(op.peer)) {  // same device: nothing crosses a link
     set_start(op.match, now);
@@ -555,7 +559,7 @@ void Run<Dag>::start_send(OpId send, const Op& op) {
 }
 
 template <class Dag>
-void Run<Dag>::start_flow(OpId send, const Op& op) {
+void Run<Dag>::start_flow(Id send, const Op& op) {
   const Duration now = queue_.now();
   const Path& path = path_of(send, op);
   const auto path_index = std::uint32_t(&path - paths_.data());
@@ -580,7 +584,7 @@ void Run<Dag>::dispatch(const Event& event) {
     case kFlowStart: start_flow(event.target, dag_.op(event.target)); break;
     case kFlowDone: {
       const FlowId flow = event.target;
-      const OpId send = flow_op_[flow];
+      const Id send = flow_op_[flow];
       const Duration latency = paths_[flow_path_[flow]].latency;
       flow_event_[flow] = kNoEvent;
       network_.finish(flow, event.time);
@@ -620,8 +624,10 @@ void Run<Dag>::verify_network() const {
 template <class Dag>
 Result Run<Dag>::execute() {
   record_ = options_.record_timeline;
+  if (record_ && dag_.size() >= kNoOp)  // OpSpan holds a 32-bit OpId
+    throw std::invalid_argument("a timeline needs fewer than 2^32 ops; this schedule has " + std::to_string(dag_.size()));
   if (record_) spans_.assign(dag_.size(), Span{});
-  dag_.for_each_initial([&](OpId id) { make_ready(id); });
+  dag_.for_each_initial([&](Id id) { make_ready(id); });
   drain();
   reallocate();
   const bool watched = options_.progress || options_.cancel;
@@ -668,12 +674,12 @@ void Run<Dag>::advance_marker() {
     else if (at.phase == CompactSchedule::Phase::ReduceScatter && c.has_phase(CompactSchedule::Phase::AllGather))
       next_marker_ = c.step_marker(CompactSchedule::Phase::AllGather, 0);
     else
-      next_marker_ = kNoOp;
+      next_marker_ = kNone;
   }
 }
 
 template <class Dag>
-std::uint64_t Run<Dag>::relative(OpId op, Snapshot& s) const {
+std::uint64_t Run<Dag>::relative(Id op, Snapshot& s) const {
   if constexpr (kCompact) {
     const CompactSchedule& c = dag_.schedule();
     const auto at = c.step_of(op);
@@ -729,15 +735,15 @@ void Run<Dag>::snapshot(Snapshot& s, bool exact) {
     word(ops_scratch_.size());
     if (exact) {
       std::sort(ops_scratch_.begin(), ops_scratch_.end());
-      for (OpId op : ops_scratch_) word(relative(op, s));
+      for (Id op : ops_scratch_) word(relative(op, s));
     } else {
       std::uint64_t sum = 0;
-      for (OpId op : ops_scratch_) sum += mix64(relative(op, s));
+      for (Id op : ops_scratch_) sum += mix64(relative(op, s));
       word(sum);
     }
     // The ops completed since the last marker bound the steps the period touched.
-    if (period_low_ != kNoOp)
-      for (OpId op : {period_low_, period_high_}) (void)relative(op, s);
+    if (period_low_ != kNone)
+      for (Id op : {period_low_, period_high_}) (void)relative(op, s);
     s.fingerprint = 0x9e3779b97f4a7c15ULL;
     for (std::uint64_t w : s.words) s.fingerprint = mix64(s.fingerprint ^ w);
     if (!exact) return;
@@ -768,7 +774,7 @@ void Run<Dag>::on_marker() {
     std::swap(previous_, current_);
     if (repeated) previous_.valid = false;  // the state moved: nothing to compare the next step with
     advance_marker();
-    period_low_ = kNoOp;
+    period_low_ = kNone;
     period_high_ = 0;
     dag_.clear_ready_log();
   }
@@ -787,7 +793,7 @@ bool Run<Dag>::try_repeat(const Snapshot& a, const Snapshot& b) {
     if (periods < 2) return false;
     const std::uint64_t stride = c.step_stride(b.phase);
     const Duration shift = Duration{(b.time - a.time).picoseconds() * std::int64_t(periods)};
-    const auto op_shift = OpId(stride * periods);
+    const auto op_shift = Id(stride * periods);
 
     const std::vector<Event> events = queue_.take_pending();
     queue_.advance(b.time + shift);
@@ -801,7 +807,7 @@ bool Run<Dag>::try_repeat(const Snapshot& a, const Snapshot& b) {
     }
     dag_.waiting().members(ops_scratch_);
     dag_.waiting().clear();
-    for (OpId op : ops_scratch_) dag_.waiting().toggle(op + op_shift);
+    for (Id op : ops_scratch_) dag_.waiting().toggle(op + op_shift);
     network_.repeat(shift, a.totals, b.totals, periods);
     dag_.repeat_ready_log(stride, periods);
 
@@ -854,12 +860,12 @@ Result Run<Dag>::collect() const {
 
   // From the op that completed last (the latest among equal end times, in processing order) back
   // through the predecessor that made each op ready.
-  for (OpId op = last_completed_; op != kNoOp; op = dag_.critical(op)) result.critical_path.push_back(op);
+  for (Id op = last_completed_; op != kNone; op = dag_.critical(op)) result.critical_path.push_back(op);
   std::reverse(result.critical_path.begin(), result.critical_path.end());
   if (record_) {
     result.timeline.reserve(spans_.size());
-    for (OpId id = 0; id < spans_.size(); ++id)
-      result.timeline.push_back(OpSpan{id, Duration{spans_[id].start}, Duration{spans_[id].end}});
+    for (Id id = 0; id < spans_.size(); ++id)
+      result.timeline.push_back(OpSpan{OpId(id), Duration{spans_[id].start}, Duration{spans_[id].end}});
   }
   result.events = queue_.processed();
   result.events_repeated = repeated_events_;

@@ -132,7 +132,7 @@ void get_result(Reader& r, Result& out) {
   out.time = r.get<Duration>();
   out.directions = r.get_vector<DirectionStats>();
   out.bottlenecks = r.get_vector<DirectionId>();
-  out.critical_path = r.get_vector<OpId>();
+  out.critical_path = r.get_vector<std::uint64_t>();
   out.timeline = r.get_vector<OpSpan>();
   out.rank_finish = r.get_vector<Duration>();
   out.events = r.get<std::uint64_t>();

@@ -30,11 +30,16 @@
 
 namespace ringlab::sim {
 
+/// A compact schedule's op id. 64 bits: a ring of 65,536 ranks has 2.1e10 ops, beyond Schedule's
+/// 32-bit OpId (explicit schedules never get there: they would need terabytes).
+using CompactOpId = std::uint64_t;
+inline constexpr CompactOpId kNoCompactOp = UINT64_MAX;
+
 /// At most two op ids (every op of a ring has at most two dependencies and two successors).
 struct OpPair {
-  std::array<OpId, 2> ids{kNoOp, kNoOp};
+  std::array<CompactOpId, 2> ids{kNoCompactOp, kNoCompactOp};
   std::uint32_t count = 0;
-  std::span<const OpId> view() const { return std::span<const OpId>(ids.data(), count); }
+  std::span<const CompactOpId> view() const { return std::span<const CompactOpId>(ids.data(), count); }
 };
 
 class CompactSchedule {
@@ -50,26 +55,27 @@ class CompactSchedule {
   /// Number of Send/Recv pairs.
   std::uint64_t transfer_count() const { return transfers_; }
 
-  /// The op with this id, as the explicit schedule holds it (dep_begin is 0: use deps()).
+  /// The op with this id, as the explicit schedule holds it (dep_begin is 0: use deps()). Its
+  /// `match` is a 32-bit OpId: exact while op_count() < 2^32 (expand() needs that anyway).
   /// Precondition: id < op_count(). O(1).
-  Op op(OpId id) const;
+  Op op(CompactOpId id) const;
   /// op(id).at, cheaper (the engine asks for it on every completion). Precondition: id < op_count().
-  Endpoint endpoint(OpId id) const;
+  Endpoint endpoint(CompactOpId id) const;
   /// op(id).kind, cheaper (the engine asks for it on every op).
-  OpKind kind(OpId id) const {
+  OpKind kind(CompactOpId id) const {
     constexpr OpKind kParts[3] = {OpKind::Send, OpKind::Recv, OpKind::Reduce};
     if (id < rs_ops_) return kParts[id - 3 * by_three_.divide(id)];
     return kParts[(id - rs_ops_) & 1];
   }
   /// Its dependencies, ascending (the explicit schedule's deps(id)). O(1).
-  OpPair deps(OpId id) const;
+  OpPair deps(CompactOpId id) const;
   /// Ops that list `id` among their dependencies, plus a Send's matched Recv, ascending. O(1).
-  OpPair successors(OpId id) const;
+  OpPair successors(CompactOpId id) const;
   /// Ordinal of a Send or Recv among the transfers (0..transfer_count()-1), in id order. O(1).
-  std::uint64_t transfer_index(OpId id) const;
+  std::uint64_t transfer_index(CompactOpId id) const;
   /// True when a Send has a single dependency (the first step of the first phase has no data
   /// producer); every other Send has two: the data producer and the connection's previous Send.
-  bool in_first_step(OpId id) const { return id < first_step_ops_; }
+  bool in_first_step(CompactOpId id) const { return id < first_step_ops_; }
   /// Lock-step structure, for the engine's exact repeat shortcut. A ring runs in two phases
   /// (reduce-scatter, then allgather), each of ranks-1 steps, and op ids are step-major within a
   /// phase: id + step_stride(phase) is the same (unit, rank, part) one step later.
@@ -78,7 +84,7 @@ class CompactSchedule {
     Phase phase;
     std::uint32_t step;
   };
-  StepRef step_of(OpId id) const;
+  StepRef step_of(CompactOpId id) const;
   /// Ops per step of a phase.
   std::uint64_t step_stride(Phase phase) const {
     return std::uint64_t(units_) * std::uint64_t(ranks_) * (phase == Phase::ReduceScatter ? 3 : 2);
@@ -92,14 +98,15 @@ class CompactSchedule {
   /// successors shifted by the stride too.
   bool uniform_steps() const { return uniform_steps_; }
   /// The Send of rank 0, first unit, in `step` of `phase`: it completes once per step.
-  OpId step_marker(Phase phase, std::uint32_t step) const { return id_of(phase, step, 0, 0); }
+  CompactOpId step_marker(Phase phase, std::uint32_t step) const { return id_of(phase, step, 0, 0); }
 
   /// Ops without dependencies, ascending (the first sends of every connection): O(ranks x channels).
-  std::vector<OpId> initial_ops() const;
+  std::vector<CompactOpId> initial_ops() const;
   /// Ids of the ops executed by endpoint `e`, ascending: what a per-rank harness runs. O(ops of e).
-  std::vector<OpId> rank_ops(Endpoint e) const;
+  std::vector<CompactOpId> rank_ops(Endpoint e) const;
 
   /// The explicit equivalent: identical to build_schedule() for the same inputs. O(ops) memory.
+  /// Throws std::invalid_argument beyond 2^32 - 1 ops (explicit op ids are 32-bit).
   Schedule expand() const;
   /// Same listing as Schedule::print, generated rank by rank without expanding the schedule.
   void print(std::ostream& out, const Topology* topology = nullptr) const;
@@ -109,16 +116,20 @@ class CompactSchedule {
  private:
   friend std::optional<CompactSchedule> build_compact_schedule(const Topology&, std::span<const DeviceId>,
                                                                const CollectiveSpec&);
-  /// Exact 32-bit division by a constant: (2^64 / d + 1) * x >> 64 (Lemire, Kaser and Kurz, "Faster
+  /// Exact division by a constant: (2^64 / d + 1) * x >> 64 (Lemire, Kaser and Kurz, "Faster
   /// remainder by direct computation", 2019), a multiplication instead of a hardware divide. The
   /// magic number of d = 1 wraps to 0, which marks the identity.
   struct FastDivisor {
     std::uint64_t magic = 0;
     FastDivisor() = default;
-    explicit FastDivisor(std::uint32_t d) : magic(UINT64_MAX / d + 1) {}
-    std::uint32_t divide(std::uint32_t x) const {
+    std::uint32_t divisor = 1;
+    explicit FastDivisor(std::uint32_t d) : magic(UINT64_MAX / d + 1), divisor(d) {}
+    /// Exact for x < 2^32; larger x (rings beyond ~29,000 ranks) take the hardware divide.
+    std::uint64_t divide(std::uint64_t x) const {
       __extension__ using Wide = unsigned __int128;
-      return magic == 0 ? x : std::uint32_t((Wide(magic) * x) >> 64);
+      if (x >> 32) [[unlikely]]
+        return x / divisor;
+      return magic == 0 ? x : std::uint64_t((Wide(magic) * x) >> 64);
     }
   };
   /// One transfer slot of the ring: rank `rank` sends to rank+1 in step `step` of `phase`, unit `unit`.
@@ -129,15 +140,15 @@ class CompactSchedule {
     std::uint32_t rank;
     std::uint32_t part;  ///< 0 send, 1 recv, 2 reduce (ReduceScatter only)
   };
-  Slot decode(OpId id) const;
-  OpId id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const;
+  Slot decode(CompactOpId id) const;
+  CompactOpId id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const;
   /// The block a slot moves (index into block_first_ / block_count_).
   std::uint32_t block_index(const Slot& s) const;
-  /// The Send before / after this slot's Send on its connection, or kNoOp.
-  OpId connection_prev(const Slot& s) const;
-  OpId connection_next(const Slot& s) const;
-  /// The op that last wrote the block this slot's sender sends, or kNoOp (initial data).
-  OpId dense_producer(const Slot& s) const;
+  /// The Send before / after this slot's Send on its connection, or kNoCompactOp.
+  CompactOpId connection_prev(const Slot& s) const;
+  CompactOpId connection_next(const Slot& s) const;
+  /// The op that last wrote the block this slot's sender sends, or kNoCompactOp (initial data).
+  CompactOpId dense_producer(const Slot& s) const;
   OpPair send_deps(const Slot& s) const;
   bool has_rs() const { return collective_ != Collective::AllGather; }
   bool has_ag() const { return collective_ != Collective::ReduceScatter; }

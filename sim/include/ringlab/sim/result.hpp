@@ -81,7 +81,8 @@ struct Result {
 
   std::vector<DirectionStats> directions;  ///< link directions that carried bytes, by id
   std::vector<DirectionId> bottlenecks;    ///< most utilised link directions, highest first (ties by id)
-  std::vector<OpId> critical_path;        ///< ops on the longest dependency chain, first to last
+  /// Ops on the longest dependency chain, first to last (64-bit: compact schedules exceed OpId).
+  std::vector<std::uint64_t> critical_path;
   std::vector<OpSpan> timeline;           ///< every op, by op id (empty unless recorded)
 
   std::uint64_t events = 0;               ///< discrete events processed (including those repeated)
