@@ -198,3 +198,4 @@ TEST_CASE("repeat shortcut: a straggler link is simulated exactly", "[repeat]") 
     require_identical(Simulator(t, off).run(*schedule), Simulator(t, on).run(*schedule));
   }
 }
+

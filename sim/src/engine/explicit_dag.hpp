@@ -19,6 +19,8 @@ class ExplicitDag {
  public:
   using Id = OpId;
   static constexpr Id kNone = kNoOp;
+  /// The flow simulator's exact repeat shortcut covers compact schedules only (CompactDag).
+  static constexpr bool kRepeats = false;
   explicit ExplicitDag(const Schedule& schedule);
 
   const Schedule& schedule() const { return schedule_; }

@@ -232,6 +232,7 @@ class CompactDag {
  public:
   using Id = CompactOpId;
   static constexpr Id kNone = kNoCompactOp;
+  static constexpr bool kRepeats = true;
   explicit CompactDag(const CompactSchedule& schedule)
       : schedule_(schedule), paths_(schedule.endpoints().size() * schedule.channel_count(), UINT32_MAX),
         conn_critical_(schedule.transfer_count()) {}
@@ -269,13 +270,48 @@ class CompactDag {
   /// Every Send of a rank on a channel goes to the next rank: one path per (rank, channel).
   std::uint32_t& path_slot(CompactOpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
 
-  // The repeat shortcut's hooks (see Run::on_marker).
-  OpSet& waiting() { return waiting_; }
-  /// Starts or stops logging which Sends became ready, and by which predecessor.
-  void log_ready(bool on) { logging_ = on; }
+  // The repeat shortcut's hooks (see Run::on_marker); ExplicitDag has the same.
+  /// The first marker (rank 0's first Send of the first step), or kNone when no step can repeat:
+  /// unequal blocks, or a ring under 5 ranks (no step has the structure of its neighbours).
+  Id repeat_start() {
+    const CompactSchedule& c = schedule_;
+    if (!c.uniform_steps() || c.rank_count() < 5) return kNone;
+    logging_ = true;
+    using Phase = CompactSchedule::Phase;
+    return c.step_marker(c.has_phase(Phase::ReduceScatter) ? Phase::ReduceScatter : Phase::AllGather, 0);
+  }
+  /// The marker one step later, or kNone after the last step.
+  Id next_marker(Id marker) const {
+    const CompactSchedule& c = schedule_;
+    using Phase = CompactSchedule::Phase;
+    const auto at = c.step_of(marker);
+    if (at.step + 1 < c.steps_per_phase()) return c.step_marker(at.phase, at.step + 1);
+    if (at.phase == Phase::ReduceScatter && c.has_phase(Phase::AllGather)) return c.step_marker(Phase::AllGather, 0);
+    return kNone;
+  }
+  std::uint64_t stride(Id marker) const { return schedule_.step_stride(schedule_.step_of(marker).phase); }
+  /// Steps `op` can move within the marker's phase with the same structure: ops of steps
+  /// 1 .. ranks-3 (their successors reach ranks-2, the phase's last step).
+  std::uint64_t limit(Id op, Id marker) const {
+    const auto at = schedule_.step_of(op);
+    const auto last = std::uint32_t(schedule_.rank_count() - 3);
+    if (at.phase != schedule_.step_of(marker).phase || at.step < 1 || at.step > last) return 0;
+    return last - at.step;
+  }
+  /// Calls f(op, pending) for the Sends with one of their two predecessors done, in id order
+  /// when `sorted`.
+  template <class F>
+  void for_each_partial(bool sorted, F&& f) {
+    waiting_.members(scratch_);
+    if (sorted) std::sort(scratch_.begin(), scratch_.end());
+    for (Id op : scratch_) f(op, 1u);
+  }
   void clear_ready_log() { ready_log_.clear(); }
-  /// The steps after the logged period repeat it `periods` times, each `stride` ops later.
-  void repeat_ready_log(std::uint64_t stride, std::uint64_t periods) {
+  /// The steps after the logged one repeat it `periods` times, each `stride` ops later.
+  void repeat(std::uint64_t stride, std::uint64_t periods) {
+    waiting_.members(scratch_);
+    waiting_.clear();
+    for (Id op : scratch_) waiting_.toggle(op + stride * periods);
     std::sort(ready_log_.begin(), ready_log_.end());
     repeats_.push_back(Repeat{std::move(ready_log_), stride, periods});
     ready_log_.clear();
@@ -322,6 +358,7 @@ class CompactDag {
   bool logging_ = false;
   std::vector<std::pair<CompactOpId, bool>> ready_log_;
   std::vector<Repeat> repeats_;
+  std::vector<CompactOpId> scratch_;
 };
 
 /// One execution of one schedule, over either DAG.
@@ -332,14 +369,14 @@ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Words of a repeat snapshot (Run::snapshot): the state that decides a compact run's future,
-/// with times relative to the snapshot and op ids relative to its step.
+/// A repeat snapshot (Run::snapshot): the state that decides a run's future, with times relative
+/// to the snapshot and op ids relative to its marker.
 struct Snapshot {
   bool valid = false;
   Duration time;
-  CompactSchedule::Phase phase{};
-  std::uint32_t step = 0;                ///< of the marker
-  std::uint32_t low_step = 0, high_step = 0;  ///< of the ops in the state
+  std::uint64_t marker = 0;        ///< the op whose completion triggered it
+  std::uint64_t limit = 0;         ///< strides every op of the state can move keeping its structure
+  std::uint64_t period_limit = 0;  ///< the same for the ops completed since the previous marker
   std::vector<std::uint64_t> words;
   std::uint64_t fingerprint = 0;
   FlowNetwork::Totals totals;                          ///< exact snapshots only
@@ -348,7 +385,6 @@ struct Snapshot {
 
 template <class Dag>
 class Run {
-  static constexpr bool kCompact = std::is_same_v<Dag, CompactDag>;
   using Id = typename Dag::Id;  ///< op ids: 32-bit OpId, or 64-bit CompactOpId
   static constexpr Id kNone = Dag::kNone;
 
@@ -362,16 +398,11 @@ class Run {
     for (const EndpointInfo& e : endpoints_)
       local_rates_.push_back(detail::local_rates(options_.calibration, topology_.device(e.device)));
     if (options.record_rank_finish) rank_finish_.assign(std::size_t(dag.schedule().rank_count()), Duration{});
-    if constexpr (kCompact) {
-      const CompactSchedule& c = dag.schedule();
-      // Timelines keep a span per op, so every op must be simulated; a ring of fewer than 5 ranks
-      // has no step that repeats one with the same structure.
-      repeats_ = options.exact_shortcuts && !options.record_timeline && c.uniform_steps() && c.rank_count() >= 5;
-      if (repeats_) {
-        const auto first = c.has_phase(CompactSchedule::Phase::ReduceScatter) ? CompactSchedule::Phase::ReduceScatter
-                                                                              : CompactSchedule::Phase::AllGather;
-        next_marker_ = c.step_marker(first, 0);
-        dag.log_ready(true);
+    // Timelines keep a span per op, so every op must be simulated.
+    if constexpr (Dag::kRepeats) {
+      if (options.exact_shortcuts && !options.record_timeline) {
+        next_marker_ = dag.repeat_start();
+        repeats_ = next_marker_ != kNone;
       }
     }
   }
@@ -401,9 +432,8 @@ class Run {
     if (record_) spans_[op].start = t.picoseconds();
   }
   Result collect() const;
-  // The exact repeat shortcut (compact schedules only).
+  // The exact repeat shortcut.
   void on_marker();
-  void advance_marker();
   void snapshot(Snapshot& out, bool exact);
   std::uint64_t relative(Id op, Snapshot& s) const;
   bool try_repeat(const Snapshot& a, const Snapshot& b);
@@ -448,9 +478,11 @@ class Run {
   bool repeats_ = false;
   Id next_marker_ = kNone;  ///< the op whose completion triggers the next snapshot
   bool marker_hit_ = false;
-  Id period_low_ = kNone;   ///< smallest and largest op completed since the last snapshot
-  Id period_high_ = 0;
-  Snapshot previous_, current_;  ///< fingerprints of the last two steps
+  std::uint64_t period_limit_ = UINT64_MAX;  ///< least limit of the ops completed since the last snapshot
+  static constexpr int kMaxProbeGap = 32;  ///< rounds between fingerprint pairs, at most
+  int probe_gap_ = 1;
+  int probe_countdown_ = 1;
+  Snapshot previous_, current_;  ///< fingerprints: the first of a pair, scratch for the second
   Snapshot candidate_, exact_;    ///< full states: a candidate for a repeat, and the step after it
   std::vector<std::uint32_t> direction_mark_;  ///< per direction: epoch it was last written in a snapshot
   std::uint32_t direction_mark_epoch_ = 0;
@@ -496,11 +528,10 @@ void Run<Dag>::complete(Id op) {
     record_finish(op, now);
   last_completed_ = op;  // completions come in time order, so this ends as the last to finish
   ++completed_;
-  if constexpr (kCompact) {
+  if constexpr (Dag::kRepeats) {
     if (repeats_) {
       marker_hit_ |= op == next_marker_;
-      period_low_ = std::min(period_low_, op);
-      period_high_ = std::max(period_high_, op);
+      period_limit_ = std::min(period_limit_, dag_.limit(op, next_marker_));
     }
   }
   dag_.for_each_ready_successor(op, [&](Id next) { make_ready(next); });
@@ -638,7 +669,8 @@ Result Run<Dag>::execute() {
     const auto next = queue_.next_time();
     if (!next || *next != event->time) {  // the instant is complete
       reallocate();
-      if (marker_hit_) on_marker();
+      if constexpr (Dag::kRepeats)
+        if (marker_hit_) on_marker();
     }
     if (watched && --until_check == 0) {
       until_check = kProgressInterval;
@@ -650,180 +682,159 @@ Result Run<Dag>::execute() {
   return collect();
 }
 
-// The exact repeat shortcut. A ring on a symmetric fabric settles into lock step: each step's
-// events, flows and rates are the previous step's, shifted by a fixed time and by step_stride op
-// ids. Once per step (when rank 0's first Send of the step completes, at the end of that instant)
-// the run looks at everything that decides its future, relative to that time and step: the pending
-// events in firing order with their targets, every active flow's remaining bytes, rate and settle
-// time, the order of the flows on every shared link direction, and the Sends waiting for their
-// second predecessor. A cheap fingerprint of it is compared step to step; when two match, the full
-// state is kept and compared word for word with the next step's. If equal, the run from here is
-// the last step's run shifted, for as long as the schedule's ops keep the same structure one step
-// apart (CompactSchedule::uniform_steps, steps 1 .. ranks-3 of one phase). The run then moves its
-// state forward by as many whole steps as that allows, adds the skipped steps' statistics, and
-// simulates on event by event: times, statistics, critical path and rank finishes are identical to
-// the full run's, to the picosecond (tests/sim/repeat_test.cpp). A step that differs in anything (a
-// straggler, a heterogeneous link, a phase boundary, a transient still settling) is simulated.
-template <class Dag>
-void Run<Dag>::advance_marker() {
-  if constexpr (kCompact) {
-    const CompactSchedule& c = dag_.schedule();
-    const auto at = c.step_of(next_marker_);
-    if (at.step + 1 < c.steps_per_phase())
-      next_marker_ = c.step_marker(at.phase, at.step + 1);
-    else if (at.phase == CompactSchedule::Phase::ReduceScatter && c.has_phase(CompactSchedule::Phase::AllGather))
-      next_marker_ = c.step_marker(CompactSchedule::Phase::AllGather, 0);
-    else
-      next_marker_ = kNone;
-  }
-}
-
+// The exact repeat shortcut. A pipelined collective on a symmetric fabric settles into lock step:
+// each round's events, flows and rates are the previous round's, shifted by a fixed time and by a
+// fixed number of op ids (a ring step: CompactSchedule::step_stride; a tree's pipeline piece:
+// Schedule::repeat_stride). Once per round (when the round's marker op completes, at the end of
+// that instant) the run looks at everything that decides its future, relative to that time and
+// marker: the pending events in firing order with their targets, every active flow's remaining
+// bytes, rate and settle time, the order of the flows on every shared link direction, and the ops
+// waiting for more predecessors with their counts. A cheap fingerprint of it is compared round to
+// round; when two match, the full state is kept and compared word for word with the next round's.
+// If equal, the run from here is the last round's run shifted, for as long as the ops involved keep
+// the same structure one stride apart (Dag::limit: same fields, dependencies and successors
+// shifted). The run then moves its state forward by that many whole rounds, adds the skipped
+// rounds' statistics, and simulates on event by event: times, statistics, critical path and rank
+// finishes are identical to the full run's, to the picosecond (tests/sim/repeat_test.cpp). A round
+// that differs in anything (a straggler, a heterogeneous link, a phase boundary, a transient still
+// settling) is simulated.
 template <class Dag>
 std::uint64_t Run<Dag>::relative(Id op, Snapshot& s) const {
-  if constexpr (kCompact) {
-    const CompactSchedule& c = dag_.schedule();
-    const auto at = c.step_of(op);
-    if (at.phase != s.phase) s.valid = false;
-    s.low_step = std::min(s.low_step, at.step);
-    s.high_step = std::max(s.high_step, at.step);
-    return std::uint64_t(op) - std::uint64_t(s.step) * c.step_stride(s.phase);
-  }
-  return op;
+  s.limit = std::min(s.limit, dag_.limit(op, Id(s.marker)));
+  return std::uint64_t(op) - s.marker;
 }
 
 template <class Dag>
 void Run<Dag>::snapshot(Snapshot& s, bool exact) {
-  if constexpr (kCompact) {
-    const CompactSchedule& schedule = dag_.schedule();
-    const auto at = schedule.step_of(next_marker_);
-    const std::int64_t now = queue_.now().picoseconds();
-    s.valid = true;
-    s.time = queue_.now();
-    s.phase = at.phase;
-    s.step = at.step;
-    s.low_step = UINT32_MAX;
-    s.high_step = 0;
-    s.words.clear();
-    auto word = [&](auto x) { s.words.push_back(std::bit_cast<std::uint64_t>(x)); };
-    // Events in firing order, with their flows; then each shared direction's flow order, in the
-    // order the flows reach it.
-    ++direction_mark_epoch_;
-    if (direction_mark_.size() != network_.direction_count()) direction_mark_.assign(network_.direction_count(), 0);
-    queue_.pending_events(events_scratch_);
-    word(events_scratch_.size());
-    for (const Event& e : events_scratch_) {
-      word(e.time.picoseconds() - now);
-      word(std::uint64_t(e.tag));
-      if (e.tag != kFlowDone) {
-        word(relative(e.target, s));
-        continue;
-      }
-      const FlowNetwork::FlowState f = network_.flow_state(e.target);
-      word(relative(flow_op_[e.target], s));
-      word(f.remaining);
-      word(f.rate);
-      word(f.settled - now);
-      for (DirectionId c : network_.route(network_.flow_route(e.target))) {
-        if (network_.flow_count(c) < 2 || direction_mark_[c] == direction_mark_epoch_) continue;
-        direction_mark_[c] = direction_mark_epoch_;
-        word(std::uint64_t(c));
-        network_.for_each_flow_on(c, [&](FlowId other) { word(relative(flow_op_[other], s)); });
-      }
+  const std::int64_t now = queue_.now().picoseconds();
+  s.valid = true;
+  s.time = queue_.now();
+  s.marker = next_marker_;
+  s.limit = UINT64_MAX;
+  s.period_limit = period_limit_;
+  s.words.clear();
+  auto word = [&](auto x) { s.words.push_back(std::bit_cast<std::uint64_t>(x)); };
+  // Events in firing order, with their flows; then each shared direction's flow order, in the order
+  // the flows reach it.
+  ++direction_mark_epoch_;
+  if (direction_mark_.size() != network_.direction_count()) direction_mark_.assign(network_.direction_count(), 0);
+  queue_.pending_events(events_scratch_);
+  word(events_scratch_.size());
+  for (const Event& e : events_scratch_) {
+    word(e.time.picoseconds() - now);
+    word(std::uint64_t(e.tag));
+    if (e.tag != kFlowDone) {
+      word(relative(Id(e.target), s));
+      continue;
     }
-    // The waiting Sends, a set: sorted when exact, else summed into the fingerprint.
-    dag_.waiting().members(ops_scratch_);
-    word(ops_scratch_.size());
-    if (exact) {
-      std::sort(ops_scratch_.begin(), ops_scratch_.end());
-      for (Id op : ops_scratch_) word(relative(op, s));
-    } else {
-      std::uint64_t sum = 0;
-      for (Id op : ops_scratch_) sum += mix64(relative(op, s));
-      word(sum);
+    const FlowNetwork::FlowState f = network_.flow_state(FlowId(e.target));
+    word(relative(flow_op_[e.target], s));
+    word(f.remaining);
+    word(f.rate);
+    word(f.settled - now);
+    for (DirectionId c : network_.route(network_.flow_route(FlowId(e.target)))) {
+      if (network_.flow_count(c) < 2 || direction_mark_[c] == direction_mark_epoch_) continue;
+      direction_mark_[c] = direction_mark_epoch_;
+      word(std::uint64_t(c));
+      network_.for_each_flow_on(c, [&](FlowId other) { word(relative(flow_op_[other], s)); });
     }
-    // The ops completed since the last marker bound the steps the period touched.
-    if (period_low_ != kNone)
-      for (Id op : {period_low_, period_high_}) (void)relative(op, s);
-    s.fingerprint = 0x9e3779b97f4a7c15ULL;
-    for (std::uint64_t w : s.words) s.fingerprint = mix64(s.fingerprint ^ w);
-    if (!exact) return;
-    network_.totals(queue_.now(), s.totals);
-    s.events = queue_.processed();
-    s.completed = completed_;
-    s.flows = flows_started_;
   }
+  // The ops waiting for more predecessors, a set: listed when exact, else summed into the
+  // fingerprint (no sort).
+  std::uint64_t count = 0, sum = 0;
+  dag_.for_each_partial(exact, [&](Id op, std::uint32_t pending) {
+    ++count;
+    const std::uint64_t rel = relative(op, s);
+    if (exact) {
+      word(rel);
+      word(std::uint64_t(pending));
+    } else {
+      sum += mix64(rel ^ (std::uint64_t(pending) << 56));
+    }
+  });
+  word(count);
+  word(sum);
+  s.fingerprint = 0x9e3779b97f4a7c15ULL;
+  for (std::uint64_t w : s.words) s.fingerprint = mix64(s.fingerprint ^ w);
+  if (!exact) return;
+  network_.totals(queue_.now(), s.totals);
+  s.events = queue_.processed();
+  s.completed = completed_;
+  s.flows = flows_started_;
 }
 
 template <class Dag>
 void Run<Dag>::on_marker() {
   marker_hit_ = false;
-  if constexpr (kCompact) {
-    // A candidate (exact state of the previous step, whose fingerprint matched its predecessor's):
-    // repeat if this step's exact state equals it.
-    bool repeated = false;
-    if (candidate_.valid) {
-      snapshot(exact_, true);
-      repeated = exact_.valid && try_repeat(candidate_, exact_);
-      candidate_.valid = false;
-    }
-    snapshot(current_, false);
-    if (!repeated && current_.valid && previous_.valid && current_.fingerprint == previous_.fingerprint &&
-        current_.step == previous_.step + 1 && current_.phase == previous_.phase) {
-      snapshot(candidate_, true);
-    }
-    std::swap(previous_, current_);
-    if (repeated) previous_.valid = false;  // the state moved: nothing to compare the next step with
-    advance_marker();
-    period_low_ = kNone;
-    period_high_ = 0;
-    dag_.clear_ready_log();
+  // A candidate (the exact state of the previous round, whose fingerprint matched its
+  // predecessor's): repeat if this round's exact state equals it.
+  bool repeated = false;
+  if (candidate_.valid) {
+    snapshot(exact_, true);
+    repeated = try_repeat(candidate_, exact_);
+    candidate_.valid = false;
   }
+  // Fingerprints come in pairs of consecutive rounds. After a pair that differs, the next pair
+  // waits twice as many rounds (up to kMaxProbeGap), so a run that never repeats pays a few
+  // per cent; a match resets the wait.
+  const bool second_of_pair = previous_.valid;
+  if (!repeated && (second_of_pair || --probe_countdown_ <= 0)) {
+    snapshot(current_, false);
+    if (second_of_pair) {
+      const bool match = current_.fingerprint == previous_.fingerprint &&
+                         current_.marker == previous_.marker + dag_.stride(Id(previous_.marker));
+      if (match) snapshot(candidate_, true);
+      probe_gap_ = match ? 1 : std::min(2 * probe_gap_, kMaxProbeGap);
+      probe_countdown_ = probe_gap_;
+      previous_.valid = false;
+    } else {
+      std::swap(previous_, current_);
+    }
+  } else if (repeated) {
+    previous_.valid = false;  // the state moved: nothing to compare the next round with
+  }
+  next_marker_ = dag_.next_marker(next_marker_);
+  repeats_ = next_marker_ != kNone;
+  period_limit_ = UINT64_MAX;
+  dag_.clear_ready_log();
 }
 
 template <class Dag>
 bool Run<Dag>::try_repeat(const Snapshot& a, const Snapshot& b) {
-  if constexpr (kCompact) {
-    if (a.phase != b.phase || a.step + 1 != b.step || a.words != b.words) return false;
-    const CompactSchedule& c = dag_.schedule();
-    // Ops one step apart have the same structure for steps 1 .. ranks-3 (successors up to ranks-2).
-    const std::uint32_t last = c.steps_per_phase() - 2;  // ranks - 3
-    const std::uint32_t high = std::max(a.high_step, b.high_step);
-    if (std::min(a.low_step, b.low_step) < 1 || high >= last) return false;
-    const std::uint64_t periods = last - high;
-    if (periods < 2) return false;
-    const std::uint64_t stride = c.step_stride(b.phase);
-    const Duration shift = Duration{(b.time - a.time).picoseconds() * std::int64_t(periods)};
-    const auto op_shift = Id(stride * periods);
+  const std::uint64_t stride = dag_.stride(Id(a.marker));
+  if (a.marker + stride != b.marker || a.words != b.words) return false;
+  // Every op involved in the last round must keep its structure for each round skipped: those of
+  // the state at its start (a.limit) and end (b's are one round on, so + 1) and those completed.
+  const std::uint64_t periods =
+      std::min({a.limit, b.limit == UINT64_MAX ? b.limit : b.limit + 1, b.period_limit});
+  if (periods < 2) return false;
+  const Duration shift = Duration{(b.time - a.time).picoseconds() * std::int64_t(periods)};
+  const std::uint64_t op_shift = stride * periods;
 
-    const std::vector<Event> events = queue_.take_pending();
-    queue_.advance(b.time + shift);
-    for (const Event& e : events) {
-      if (e.tag == kFlowDone) {
-        flow_event_[e.target] = queue_.schedule(e.time + shift, e.target, e.tag);
-        flow_op_[e.target] += op_shift;
-      } else {
-        queue_.schedule(e.time + shift, e.target + op_shift, e.tag);
-      }
+  const std::vector<Event> events = queue_.take_pending();
+  queue_.advance(b.time + shift);
+  for (const Event& e : events) {
+    if (e.tag == kFlowDone) {
+      flow_event_[e.target] = queue_.schedule(e.time + shift, e.target, e.tag);
+      flow_op_[e.target] = Id(flow_op_[e.target] + op_shift);
+    } else {
+      queue_.schedule(e.time + shift, e.target + op_shift, e.tag);
     }
-    dag_.waiting().members(ops_scratch_);
-    dag_.waiting().clear();
-    for (Id op : ops_scratch_) dag_.waiting().toggle(op + op_shift);
-    network_.repeat(shift, a.totals, b.totals, periods);
-    dag_.repeat_ready_log(stride, periods);
-
-    const std::uint64_t events_per_period = b.events - a.events;
-    queue_.count_processed(periods * events_per_period);
-    repeated_events_ += periods * events_per_period;
-    completed_ += periods * (b.completed - a.completed);
-    flows_started_ += periods * (b.flows - a.flows);
-    finish_ += shift;
-    last_completed_ += op_shift;
-    for (Duration& t : rank_finish_)
-      if (t > a.time) t += shift;
-    next_marker_ += op_shift;
-    return true;
   }
-  return false;
+  network_.repeat(shift, a.totals, b.totals, periods);
+  dag_.repeat(stride, periods);
+
+  const std::uint64_t events_per_period = b.events - a.events;
+  queue_.count_processed(periods * events_per_period);
+  repeated_events_ += periods * events_per_period;
+  completed_ += periods * (b.completed - a.completed);
+  flows_started_ += periods * (b.flows - a.flows);
+  finish_ += shift;
+  last_completed_ = Id(last_completed_ + op_shift);
+  for (Duration& t : rank_finish_)
+    if (t > a.time) t += shift;
+  next_marker_ = Id(next_marker_ + op_shift);
+  return true;
 }
 
 template <class Dag>
