@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collective_fixtures.hpp"
+#include "result_checks.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/simulator.hpp"
@@ -92,27 +93,6 @@ void require_same_successors(const Schedule& expected, const CompactSchedule& co
   }
 }
 
-void require_same_result(const Result& a, const Result& b) {
-  REQUIRE(a.time == b.time);
-  REQUIRE(a.events == b.events);
-  REQUIRE(a.flows == b.flows);
-  REQUIRE(a.rate_updates == b.rate_updates);
-  REQUIRE(a.directions.size() == b.directions.size());
-  for (std::size_t i = 0; i < a.directions.size(); ++i) {
-    REQUIRE(a.directions[i].direction == b.directions[i].direction);
-    REQUIRE(a.directions[i].bytes == b.directions[i].bytes);
-    REQUIRE(a.directions[i].busy == b.directions[i].busy);
-    REQUIRE(a.directions[i].utilisation == b.directions[i].utilisation);
-  }
-  REQUIRE(a.bottlenecks == b.bottlenecks);
-  REQUIRE(a.critical_path == b.critical_path);
-  REQUIRE(a.timeline.size() == b.timeline.size());
-  for (std::size_t i = 0; i < a.timeline.size(); ++i) {
-    REQUIRE(a.timeline[i].start == b.timeline[i].start);
-    REQUIRE(a.timeline[i].end == b.timeline[i].end);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("compact ring schedules are the explicit ones, op for op, and simulate identically", "[compact]") {
@@ -156,8 +136,8 @@ TEST_CASE("compact ring schedules are the explicit ones, op for op, and simulate
   const Result explicit_result = sim.run(expected);
   const Result compact_result = sim.run(*compact);
   REQUIRE(explicit_result.time > Duration{});
-  require_same_result(explicit_result, compact_result);
-  require_same_result(explicit_result, sim.run(compact->expand()));
+  test::require_same_result(explicit_result, compact_result);
+  test::require_same_result(explicit_result, sim.run(compact->expand()));
 }
 
 TEST_CASE("compact ring schedule, closed form: 2(p-1) steps of N/p at B plus alpha per step", "[compact]") {

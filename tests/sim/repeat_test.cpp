@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collective_fixtures.hpp"
+#include "result_checks.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/simulator.hpp"
@@ -114,24 +115,6 @@ Case random_case(std::uint64_t seed) {
   return c;
 }
 
-void require_identical(const Result& full, const Result& fast) {
-  REQUIRE(fast.time == full.time);
-  REQUIRE(fast.events == full.events);
-  REQUIRE(fast.flows == full.flows);
-  REQUIRE(fast.rate_updates == full.rate_updates);
-  REQUIRE(fast.directions.size() == full.directions.size());
-  for (std::size_t i = 0; i < full.directions.size(); ++i) {
-    INFO("direction " << full.directions[i].direction);
-    REQUIRE(fast.directions[i].direction == full.directions[i].direction);
-    REQUIRE(fast.directions[i].bytes == full.directions[i].bytes);
-    REQUIRE(fast.directions[i].busy == full.directions[i].busy);
-    REQUIRE(fast.directions[i].utilisation == full.directions[i].utilisation);
-  }
-  REQUIRE(fast.bottlenecks == full.bottlenecks);
-  REQUIRE(fast.critical_path == full.critical_path);
-  REQUIRE(fast.rank_finish == full.rank_finish);
-}
-
 }  // namespace
 
 TEST_CASE("repeat shortcut: random clusters, orders and sizes give the full simulation's result exactly", "[repeat]") {
@@ -147,7 +130,7 @@ TEST_CASE("repeat shortcut: random clusters, orders and sizes give the full simu
     const Result full = Simulator(c.topology, full_options).run(*schedule);
     const Result fast = Simulator(c.topology, c.options).run(*schedule);
     REQUIRE(full.events_repeated == 0);
-    require_identical(full, fast);
+    test::require_same_result(full, fast);
     if (fast.events_repeated > 0) ++skipped;
   }
   WARN(skipped << " of " << kCases << " cases skipped repeated steps");
@@ -171,7 +154,7 @@ TEST_CASE("repeat shortcut: a symmetric ring skips most of its steps and stays e
   on.exact_shortcuts = true;
   const Result full = Simulator(t, off).run(*schedule);
   const Result fast = Simulator(t, on).run(*schedule);
-  require_identical(full, fast);
+  test::require_same_result(full, fast);
   CHECK(fast.events_repeated > fast.events / 2);
 
   SECTION("a timeline needs every op, so it turns the shortcut off") {
@@ -195,7 +178,7 @@ TEST_CASE("repeat shortcut: a straggler link is simulated exactly", "[repeat]") 
     off.record_rank_finish = true;
     SimOptions on = off;
     on.exact_shortcuts = true;
-    require_identical(Simulator(t, off).run(*schedule), Simulator(t, on).run(*schedule));
+    test::require_same_result(Simulator(t, off).run(*schedule), Simulator(t, on).run(*schedule));
   }
 }
 
