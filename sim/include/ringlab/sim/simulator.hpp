@@ -82,8 +82,9 @@ class Simulator {
   /// are devices of this topology that can reach each other.
   Result run(const Schedule& schedule);
   /// Runs a compact schedule: the same Result as run(schedule.expand()), field for field, in memory
-  /// linear in ranks and links (plus one bit per transfer for the critical path, and the per-op
-  /// timeline only when SimOptions::record_timeline asks for it).
+  /// linear in ranks and links (plus one bit per simulated transfer for the critical path, and the
+  /// per-op timeline only when SimOptions::record_timeline asks for it, below 2^32 ops). With
+  /// SimOptions::exact_shortcuts, steps that repeat the previous one exactly are skipped.
   Result run(const CompactSchedule& schedule);
 
   const Topology& topology() const;
