@@ -1,0 +1,66 @@
+// ClusterScene: draws a ScenarioDocument's cluster (QGraphicsScene) and turns mouse drags into
+// move requests; it never changes the document itself (editor.hpp does, through the undo stack).
+//
+// Devices are boxes coloured by kind, hosts frames around their devices, links lines labelled with
+// their speed ("400G"), parallel links drawn apart. Positions come from the document's layout
+// section, else from auto_layout() (switch tiers above, hosts in rows). Above kCollapseHosts hosts
+// each host is drawn as one box carrying its devices' outside links (links merged per peer), which
+// keeps a 1,024-GPU fat tree to a few thousand items. Layers: links (z 0), devices (z 1), labels
+// (z 2), each can be hidden. After a simulation, links take the colour and width of their busiest
+// direction's utilisation.
+#pragma once
+
+#include <QGraphicsScene>
+#include <QPointF>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "document.hpp"
+
+namespace ringlab::gui {
+
+class ClusterScene : public QGraphicsScene {
+  Q_OBJECT
+
+ public:
+  static constexpr std::size_t kCollapseHosts = 64;
+  enum class Layer { Links, Devices, Labels };
+
+  explicit ClusterScene(QObject* parent = nullptr);
+
+  /// Redraws from the document. `collapse`: hosts as single boxes (default above kCollapseHosts).
+  void rebuild(const ScenarioDocument& document, bool collapse);
+  /// Utilisation in [0, 1] per link id (Result::directions, the busier direction); empty clears.
+  void set_utilisation(std::vector<double> per_link);
+  void set_layer_visible(Layer layer, bool visible);
+
+  /// Names of the selected devices (collapsed hosts stand for all their devices).
+  std::vector<std::string> selected_devices() const;
+  /// Selects the device with this name, if drawn, and returns its item's centre.
+  bool select_named(const std::string& name);
+  std::size_t device_item_count() const { return device_items_; }
+  std::size_t link_item_count() const { return link_items_; }
+  bool collapsed() const { return collapsed_; }
+
+ signals:
+  /// The user dragged these devices by `delta` (scene units, snapped to the grid).
+  void devices_moved(std::vector<std::string> names, QPointF delta);
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  void restyle_links();
+
+  std::vector<double> utilisation_;
+  std::vector<std::vector<class QGraphicsLineItem*>> link_lines_;  ///< per link id: its drawn lines
+  std::map<QGraphicsItem*, QPointF> press_positions_;
+  std::size_t device_items_ = 0, link_items_ = 0;
+  bool collapsed_ = false;
+  bool layers_[3] = {true, true, true};
+};
+
+}  // namespace ringlab::gui

@@ -1,0 +1,430 @@
+// MainWindow: actions, docks and the wiring between document, scene and simulation
+// (see main_window.hpp).
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QListWidget>
+#include <QLogValueAxis>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QProgressBar>
+#include <QScatterSeries>
+#include <QSettings>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QToolBar>
+#include <QValueAxis>
+#include <QWheelEvent>
+
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+
+#include "generator_dialog.hpp"
+#include "layout.hpp"
+#include "ringlab/topology/error.hpp"
+#include "ringlab/topology/kinds.hpp"
+
+namespace ringlab::gui {
+namespace {
+
+/// The canvas: wheel zooms about the cursor, middle button pans, left button selects (rubber band).
+class CanvasView : public QGraphicsView {
+ public:
+  using QGraphicsView::QGraphicsView;
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override {
+    const double factor = std::pow(1.0015, event->angleDelta().y());
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    scale(factor, factor);
+  }
+  void mousePressEvent(QMouseEvent* event) override {
+    if (event->button() == Qt::MiddleButton) setDragMode(QGraphicsView::ScrollHandDrag);
+    QGraphicsView::mousePressEvent(event);
+  }
+  void mouseReleaseEvent(QMouseEvent* event) override {
+    QGraphicsView::mouseReleaseEvent(event);
+    setDragMode(QGraphicsView::RubberBandDrag);
+  }
+};
+
+constexpr int kRecentFiles = 8;
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  scene_ = new ClusterScene(this);
+  view_ = new CanvasView(scene_, this);
+  view_->setDragMode(QGraphicsView::RubberBandDrag);
+  view_->setRenderHint(QPainter::Antialiasing);
+  view_->setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  setCentralWidget(view_);
+  build_actions();
+  build_docks();
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 100);
+  progress_->setMaximumWidth(200);
+  progress_->hide();
+  statusBar()->addPermanentWidget(progress_);
+
+  connect(&document_, &ScenarioDocument::changed, this, &MainWindow::refresh);
+  connect(&stack_, &QUndoStack::cleanChanged, this, &MainWindow::update_title);
+  connect(scene_, &ClusterScene::devices_moved, this, [this](std::vector<std::string> names, QPointF delta) {
+    report(editor_.move(names, delta));
+  });
+  connect(scene_, &QGraphicsScene::selectionChanged, this, &MainWindow::update_properties);
+  connect(&job_, &SimJob::progress, progress_, &QProgressBar::setValue);
+  connect(&job_, &SimJob::finished, this, [this](const SimOutcome& outcome) {
+    progress_->hide();
+    cancel_->setEnabled(false);
+    show_outcome(outcome);
+  });
+  refresh();
+  update_title();
+  resize(1280, 800);
+}
+
+void MainWindow::build_actions() {
+  QMenu* file = menuBar()->addMenu("&File");
+  QToolBar* bar = addToolBar("Main");
+  bar->setObjectName("main-toolbar");
+  auto action = [&](QMenu* menu, const QString& text, QKeySequence key, auto slot) {
+    QAction* a = menu->addAction(text);
+    if (!key.isEmpty()) a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  action(file, "&New", QKeySequence::New, [this] {
+    if (!maybe_save()) return;
+    document_.reset();
+    stack_.clear();
+  });
+  action(file, "&Open...", QKeySequence::Open, [this] {
+    if (!maybe_save()) return;
+    const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {}, "Scenarios (*.json);;All files (*)");
+    if (!path.isEmpty()) open_file(path);
+  });
+  recent_ = file->addMenu("Open &recent");
+  rebuild_recent_menu();
+  action(file, "&Save", QKeySequence::Save, [this] { document_.path().isEmpty() ? save_as() : save_to(document_.path()); });
+  action(file, "Save &as...", QKeySequence::SaveAs, [this] { save_as(); });
+  action(file, "&Export canvas...", QKeySequence(), [this] { export_canvas(); });
+  file->addSeparator();
+  action(file, "&Quit", QKeySequence::Quit, [this] { close(); });
+
+  QMenu* edit = menuBar()->addMenu("&Edit");
+  QAction* undo = stack_.createUndoAction(this, "&Undo");
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = stack_.createRedoAction(this, "&Redo");
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  action(edit, "&Delete", QKeySequence::Delete, [this] { delete_selection(); });
+  action(edit, "Select &all", QKeySequence::SelectAll, [this] {
+    for (QGraphicsItem* item : scene_->items()) item->setSelected(true);
+  });
+  action(edit, "&Generate cluster...", QKeySequence("Ctrl+G"), [this] { generate(); });
+
+  QMenu* view = menuBar()->addMenu("&View");
+  action(view, "Zoom to &fit", QKeySequence("Ctrl+0"), [this] { fit(); });
+  action(view, "&Automatic layout", QKeySequence("Ctrl+L"), [this] { auto_layout(); });
+  collapse_ = view->addAction("&Collapse hosts");
+  collapse_->setCheckable(true);
+  connect(collapse_, &QAction::toggled, this, [this] { refresh(); });
+  QMenu* layers = view->addMenu("&Layers");
+  const std::pair<const char*, ClusterScene::Layer> kLayers[] = {
+      {"Links", ClusterScene::Layer::Links}, {"Devices", ClusterScene::Layer::Devices}, {"Labels", ClusterScene::Layer::Labels}};
+  for (const auto& [name, layer] : kLayers) {
+    QAction* a = layers->addAction(name);
+    a->setCheckable(true);
+    a->setChecked(true);
+    connect(a, &QAction::toggled, this, [this, layer = layer](bool on) { scene_->set_layer_visible(layer, on); });
+  }
+
+  bar->addAction(undo);
+  bar->addAction(redo);
+  bar->addSeparator();
+  algorithm_ = new QComboBox(this);
+  algorithm_->addItems({"ring", "tree", "hierarchical", "halving_doubling", "nccl", "auto"});
+  algorithm_->setToolTip("Algorithm to simulate (as --algo)");
+  bar->addWidget(algorithm_);
+  QAction* run = bar->addAction("Simulate");
+  run->setShortcut(QKeySequence("Ctrl+R"));
+  connect(run, &QAction::triggered, this, [this] { simulate(); });
+  cancel_ = bar->addAction("Cancel");
+  cancel_->setEnabled(false);
+  connect(cancel_, &QAction::triggered, this, [this] { job_.cancel(); });
+}
+
+void MainWindow::build_docks() {
+  auto dock = [&](const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(title);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+  };
+  palette_ = new QListWidget(this);
+  for (int k = 0; k < kDeviceKindCount; ++k) palette_->addItem(QString::fromStdString(std::string(to_string(DeviceKind(k)))));
+  palette_->setToolTip("Double-click: add a device of this kind (inside the selected device's host for host devices)");
+  connect(palette_, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) {
+    const std::string kind = item->text().toStdString();
+    std::string host;
+    const auto selected = scene_->selected_devices();
+    if (!selected.empty())
+      if (const auto d = document_.cluster().find_device(selected.front()))
+        if (document_.cluster().device(*d).host != kNoHost)
+          host = document_.cluster().host(document_.cluster().device(*d).host).name;
+    report(editor_.add_device(kind, host));
+  });
+  dock("Palette", palette_, Qt::LeftDockWidgetArea);
+
+  auto* panel = new QWidget(this);
+  properties_ = new QFormLayout(panel);
+  dock("Properties", panel, Qt::LeftDockWidgetArea);
+
+  chart_ = new QChartView(this);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(220);
+  dock("Bus bandwidth", chart_, Qt::BottomDockWidgetArea);
+}
+
+void MainWindow::refresh() {
+  const bool collapse = collapse_->isChecked() || document_.cluster().host_count() > ClusterScene::kCollapseHosts;
+  scene_->rebuild(document_, collapse);
+  if (outcome_.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome_.utilisation);
+  update_properties();
+  update_title();
+}
+
+void MainWindow::update_properties() {
+  while (properties_->rowCount() > 0) properties_->removeRow(0);
+  const Topology& t = document_.cluster();
+  const auto selected = scene_->selected_devices();
+  if (selected.empty()) {
+    properties_->addRow("Scenario", new QLabel(QString::fromStdString(document_.scenario().name)));
+    properties_->addRow("GPUs", new QLabel(QString::number(t.gpus().size())));
+    properties_->addRow("Hosts", new QLabel(QString::number(t.host_count())));
+    properties_->addRow("Devices", new QLabel(QString::number(t.device_count())));
+    properties_->addRow("Links", new QLabel(QString::number(t.link_count())));
+    return;
+  }
+  if (selected.size() > 1) {
+    properties_->addRow("Selected", new QLabel(QString("%1 devices").arg(selected.size())));
+    return;
+  }
+  const auto id = t.find_device(selected.front());
+  if (!id) return;
+  const Device& d = t.device(*id);
+  properties_->addRow("Name", new QLabel(QString::fromStdString(d.name)));
+  properties_->addRow("Kind", new QLabel(QString::fromStdString(std::string(to_string(d.kind)))));
+  if (d.host != kNoHost) properties_->addRow("Host", new QLabel(QString::fromStdString(t.host(d.host).name)));
+  if (d.kind == DeviceKind::Gpu)
+    properties_->addRow("GPU model", new QLabel(QString::fromStdString(std::string(to_string(d.gpu_model)))));
+  properties_->addRow("Defined", new QLabel(editor_.pointer_of(d.name).empty() ? "by a generator" : "by hand"));
+  for (const Adjacency& a : t.neighbors(*id)) {
+    const Link& l = t.link(a.link);
+    properties_->addRow(QString::fromStdString(t.device(a.peer).name),
+                        new QLabel(QString("%1, %2 Gb/s").arg(QString::fromStdString(std::string(to_string(l.kind))))
+                                       .arg(l.bandwidth.bits_per_second() / 1e9)));
+  }
+}
+
+void MainWindow::update_title() {
+  const QString name = document_.path().isEmpty() ? "untitled" : QFileInfo(document_.path()).fileName();
+  setWindowTitle(QString("%1%2 - ringlab").arg(name, stack_.isClean() ? "" : " *"));
+}
+
+bool MainWindow::open_file(const QString& path, bool interactive) {
+  try {
+    document_.load(path);
+  } catch (const InputError& e) {
+    last_error_ = e.what();
+    if (interactive) QMessageBox::warning(this, "Cannot open scenario", last_error_);
+    statusBar()->showMessage(last_error_);
+    return false;
+  }
+  stack_.clear();
+  outcome_ = SimOutcome{};
+  add_recent(path);
+  refresh();
+  fit();
+  return true;
+}
+
+void MainWindow::fit() { view_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio); }
+
+bool MainWindow::maybe_save() {
+  if (stack_.isClean()) return true;
+  const auto answer = QMessageBox::question(this, "Unsaved changes", "Save the changes to this scenario?",
+                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Discard) return true;
+  return document_.path().isEmpty() ? save_as() : save_to(document_.path());
+}
+
+bool MainWindow::save_as() {
+  const QString path = QFileDialog::getSaveFileName(this, "Save scenario", document_.path(), "Scenarios (*.json)");
+  return !path.isEmpty() && save_to(path);
+}
+
+bool MainWindow::save_to(const QString& path) {
+  try {
+    document_.save(path);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Cannot save", e.what());
+    return false;
+  }
+  stack_.setClean();
+  add_recent(path);
+  update_title();
+  return true;
+}
+
+void MainWindow::add_recent(const QString& path) {
+  QSettings settings("ringlab", "ringlab-gui");
+  QStringList files = settings.value("recent").toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kRecentFiles) files.removeLast();
+  settings.setValue("recent", files);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_->clear();
+  const QStringList files = QSettings("ringlab", "ringlab-gui").value("recent").toStringList();
+  for (const QString& f : files)
+    connect(recent_->addAction(f), &QAction::triggered, this, [this, f] {
+      if (maybe_save()) open_file(f);
+    });
+  recent_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::report(const QString& error) {
+  if (error.isEmpty()) return;
+  statusBar()->showMessage(error, 10000);
+  // A problem that names an explicit device or link by JSON pointer selects it.
+  const std::string text = error.toStdString();
+  for (const char* key : {"/cluster/devices/", "/cluster/links/"}) {
+    const auto at = text.find(key);
+    if (at == std::string::npos) continue;
+    const std::size_t index = std::strtoul(text.c_str() + at + std::strlen(key), nullptr, 10);
+    const nlohmann::json& items = document_.json()["cluster"].value(std::string(key).substr(9, std::strlen(key) - 10),
+                                                                   nlohmann::json::array());
+    if (index < items.size() && items[index].contains("name")) scene_->select_named(items[index]["name"]);
+  }
+}
+
+std::string MainWindow::algorithm() const { return algorithm_->currentText().toStdString(); }
+
+void MainWindow::simulate() {
+  if (!job_.start(document_.cluster(), algorithm(), SimJob::default_sizes())) return;
+  progress_->setValue(0);
+  progress_->show();
+  cancel_->setEnabled(true);
+  statusBar()->showMessage("Simulating...");
+}
+
+void MainWindow::show_outcome(const SimOutcome& outcome) {
+  outcome_ = outcome;
+  auto* chart = new QChart();
+  auto* series = new QLineSeries(chart);
+  auto* dots = new QScatterSeries(chart);
+  dots->setMarkerSize(7);
+  series->setName(QString::fromStdString(outcome.algorithm));
+  for (const SimPoint& p : outcome.points) {
+    series->append(double(p.size.count()), p.busbw_gbps);
+    dots->append(double(p.size.count()), p.busbw_gbps);
+  }
+  chart->addSeries(series);
+  chart->addSeries(dots);
+  chart->legend()->markers(dots).front()->setVisible(false);
+  auto* x = new QLogValueAxis(chart);
+  x->setBase(2);
+  x->setTitleText("message size (bytes, log2)");
+  x->setLabelFormat("%.0f");
+  auto* y = new QValueAxis(chart);
+  y->setTitleText("busbw (GB/s)");
+  y->setMin(0);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(series), static_cast<QAbstractSeries*>(dots)}) {
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+  chart->setTitle(QString("allreduce, %1 GPUs").arg(document_.cluster().gpus().size()));
+  QChart* old = chart_->chart();
+  chart_->setChart(chart);
+  delete old;
+  if (outcome.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome.utilisation);
+  if (outcome.cancelled)
+    statusBar()->showMessage("Simulation cancelled");
+  else if (!outcome.points.empty())
+    statusBar()->showMessage(QString("%1 at %2: %3 GB/s busbw, %4 us")
+                                 .arg(QString::fromStdString(outcome.points.back().algorithm))
+                                 .arg(QString::fromStdString(to_string(outcome.points.back().size)))
+                                 .arg(outcome.points.back().busbw_gbps, 0, 'f', 2)
+                                 .arg(outcome.points.back().time_us, 0, 'f', 1));
+  else
+    statusBar()->showMessage(QString::fromStdString(outcome.error));
+}
+
+void MainWindow::generate() {
+  GeneratorDialog dialog(this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  outcome_ = SimOutcome{};
+  report(editor_.generate(dialog.value()));
+  fit();
+}
+
+void MainWindow::export_canvas() {
+  const QString path = QFileDialog::getSaveFileName(this, "Export canvas", {}, "PNG (*.png);;SVG (*.svg)");
+  if (path.isEmpty()) return;
+  const QRectF area = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(area.size().toSize());
+    svg.setViewBox(QRectF(QPointF(), area.size()));
+    QPainter painter(&svg);
+    scene_->render(&painter, QRectF(QPointF(), area.size()), area);
+    return;
+  }
+  QImage image(area.size().toSize() * 2, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  scene_->render(&painter, QRectF(QPointF(), QSizeF(image.size())), area);
+  painter.end();
+  if (!image.save(path)) QMessageBox::warning(this, "Cannot export", "could not write " + path);
+}
+
+void MainWindow::delete_selection() { report(editor_.remove(scene_->selected_devices(), {})); }
+
+void MainWindow::auto_layout() {
+  report(editor_.set_positions(gui::auto_layout(document_.cluster()), "Automatic layout"));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (maybe_save())
+    event->accept();
+  else
+    event->ignore();
+}
+
+}  // namespace ringlab::gui

@@ -1,0 +1,91 @@
+// MainWindow: ringlab-gui's window. The canvas (ClusterScene in a zoomable view), a palette of
+// device kinds, a property panel for the selection, a busbw chart, and the actions: new, open,
+// save, save as, recent files, undo/redo, delete, automatic layout, collapse hosts, generate,
+// simulate/cancel, export the canvas (PNG, SVG) and the chart (PNG). Every edit goes through the
+// Editor (undo stack); the window only translates intent.
+#pragma once
+
+#include <QMainWindow>
+#include <QUndoStack>
+
+#include "cluster_scene.hpp"
+#include "document.hpp"
+#include "editor.hpp"
+#include "sim_job.hpp"
+
+class QAction;
+class QChartView;
+class QComboBox;
+class QFormLayout;
+class QGraphicsView;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QProgressBar;
+
+namespace ringlab::gui {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  ScenarioDocument& document() { return document_; }
+  Editor& editor() { return editor_; }
+  QUndoStack& undo_stack() { return stack_; }
+  ClusterScene& scene() { return *scene_; }
+  SimJob& job() { return job_; }
+  const SimOutcome& last_outcome() const { return outcome_; }
+
+  /// Opens a scenario; on a bad file shows the problem (file, JSON path) and returns false.
+  bool open_file(const QString& path, bool interactive = true);
+  /// Shows a finished simulation: chart, link utilisation on the canvas, status line.
+  void show_outcome(const SimOutcome& outcome);
+  /// The algorithm the toolbar's chooser names (ring, tree, nccl, auto, ...).
+  std::string algorithm() const;
+  /// The problem of the last open_file() that failed.
+  QString last_error() const { return last_error_; }
+  /// Zooms the canvas to show the whole cluster.
+  void fit();
+
+ protected:
+  void closeEvent(class QCloseEvent* event) override;
+
+ private:
+  void build_actions();
+  void build_docks();
+  void refresh();
+  void update_properties();
+  void update_title();
+  bool maybe_save();
+  bool save_as();
+  bool save_to(const QString& path);
+  void add_recent(const QString& path);
+  void rebuild_recent_menu();
+  void report(const QString& error);
+  void simulate();
+  void generate();
+  void export_canvas();
+  void delete_selection();
+  void auto_layout();
+
+  ScenarioDocument document_;
+  QUndoStack stack_;
+  Editor editor_{document_, stack_};
+  ClusterScene* scene_ = nullptr;
+  QGraphicsView* view_ = nullptr;
+  QListWidget* palette_ = nullptr;
+  QFormLayout* properties_ = nullptr;
+  QChartView* chart_ = nullptr;
+  QComboBox* algorithm_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QAction* collapse_ = nullptr;
+  QAction* cancel_ = nullptr;
+  QMenu* recent_ = nullptr;
+  SimJob job_;
+  SimOutcome outcome_;
+  QString last_error_;
+};
+
+}  // namespace ringlab::gui

@@ -1,0 +1,189 @@
+// ringlab-gui, driven headless (QT_QPA_PLATFORM=offscreen) through the same editor, scene and window
+// the user sees: build a cluster by actions, undo and redo it, save and reload it byte for byte,
+// collapse a large one, run a simulation (synchronously and on the worker thread, with cancel) and
+// read the result, open a 1,024-GPU fat tree within a measured time, and render a screenshot.
+#include <QElapsedTimer>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "layout.hpp"
+#include "main_window.hpp"
+#include "ringlab/sim/run_collective.hpp"
+#include "ringlab/sim/simulator.hpp"
+
+using namespace ringlab;
+using namespace ringlab::gui;
+
+namespace {
+
+/// 128 DGX H100 (1,024 GPUs) on a non-blocking leaf-spine, 4 nodes per leaf, 8 spines.
+nlohmann::json fat_tree_1024() {
+  return {{"nodes", 128},
+          {"node", {{"template", "dgx_h100"}}},
+          {"fabric", {{"kind", "leaf_spine"}, {"nodes_per_leaf", 4}, {"spines", 8}, {"oversubscription", 1.0}}}};
+}
+
+}  // namespace
+
+class GuiTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void build_undo_redo() {
+    MainWindow w;
+    const nlohmann::json start = w.document().json();
+    const std::size_t devices = w.document().cluster().device_count();
+    Editor& e = w.editor();
+    QCOMPARE(e.add_host("ps0"), QString());
+    std::string cpu, nic;
+    QCOMPARE(e.add_device("cpu", "ps0", &cpu), QString());
+    QCOMPARE(e.add_device("nic", "ps0", &nic), QString());
+    QCOMPARE(cpu, std::string("ps0/cpu0"));
+    QCOMPARE(nic, std::string("ps0/nic0"));
+    QCOMPARE(e.add_link(nic, cpu, "pcie3", {{"lanes", 8}}), QString());
+    std::string leaf;
+    QCOMPARE(e.add_device("leaf", "", &leaf), QString());
+    QCOMPARE(e.add_link(nic, leaf, "eth100", {{"transport", "tcp"}}), QString());
+    QCOMPARE(e.add_link(leaf, "switch", "eth100"), QString());
+    const Topology& t = w.document().cluster();
+    QCOMPARE(t.device_count(), devices + 3);
+    const auto pcie = t.neighbors(t.device_by_name(cpu));
+    QCOMPARE(pcie.size(), std::size_t(1));
+    QCOMPARE(t.link(pcie[0].link).bandwidth.bits_per_second(), 8 * 8e9 * 128.0 / 130.0);  // PCIe 3.0 x8
+    QCOMPARE(w.scene().device_item_count(), t.device_count());
+    const nlohmann::json built = w.document().json();
+    QCOMPARE(w.undo_stack().count(), 7);
+
+    // A link to a device that does not exist is refused with the loader's message; nothing pushed.
+    const QString error = e.add_link(nic, "nowhere", "eth100");
+    QVERIFY(error.contains("nowhere"));
+    QCOMPARE(w.undo_stack().count(), 7);
+    // Generated devices are the generator's.
+    QVERIFY(e.remove({"node0/gpu0"}, {}).contains("generator"));
+
+    while (w.undo_stack().canUndo()) w.undo_stack().undo();
+    QCOMPARE(w.document().json(), start);
+    QCOMPARE(w.document().cluster().device_count(), devices);
+    while (w.undo_stack().canRedo()) w.undo_stack().redo();
+    QCOMPARE(w.document().json(), built);
+
+    // Removing the host's NIC takes its links along; undo brings them back.
+    QCOMPARE(e.remove({nic}, {}), QString());
+    QVERIFY(!w.document().cluster().find_device(nic));
+    w.undo_stack().undo();
+    QCOMPARE(w.document().json(), built);
+  }
+
+  void moves_merge_and_save_reload_identical() {
+    MainWindow w;
+    Editor& e = w.editor();
+    QCOMPARE(e.move({"node0/gpu0"}, QPointF(10, 0)), QString());
+    QCOMPARE(e.move({"node0/gpu0"}, QPointF(20, 30)), QString());
+    QCOMPARE(w.undo_stack().count(), 1);  // one drag, one undo step
+    const auto p = w.document().position("node0/gpu0");
+    QVERIFY(p.has_value());
+    const QPointF start = auto_layout(w.document().cluster()).at("node0/gpu0");
+    QCOMPARE(*p, start + QPointF(30, 30));
+    QCOMPARE(e.move({"node1/gpu0"}, QPointF(0, 10)), QString());
+    QCOMPARE(w.undo_stack().count(), 2);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("edited.json");
+    w.document().save(path);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    MainWindow again;
+    QVERIFY(again.open_file(path, false));
+    QCOMPARE(again.document().json(), w.document().json());
+    QCOMPARE(QByteArray::fromStdString(again.document().text()), saved);
+    QCOMPARE(again.document().position("node0/gpu0"), p);
+    // The command line reads the same file (it ignores the layout section).
+    QCOMPARE(load_scenario(path.toStdString()).cluster.device_count(), w.document().cluster().device_count());
+
+    // A bad file names itself and the JSON path; the window keeps what it had.
+    QFile bad(dir.filePath("bad.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(R"({"ringlab": 1, "cluster": {"generate": {"nodes": 0, "node": {"template": "v100x4"}}}})");
+    bad.close();
+    QVERIFY(!again.open_file(bad.fileName(), false));
+    QVERIFY(again.last_error().contains("bad.json"));
+    QVERIFY(again.last_error().contains("/cluster/generate/nodes"));
+    QCOMPARE(again.document().path(), path);
+  }
+
+  void simulation_matches_the_library_and_runs_in_the_background() {
+    MainWindow w;
+    const std::vector<Bytes> sizes{Bytes{1 << 20}, Bytes{64 << 20}};
+    const SimOutcome out = SimJob::run(w.document().cluster(), "ring", sizes);
+    QCOMPARE(out.points.size(), std::size_t(2));
+    // The same request through the library call the command line uses.
+    sim::CollectiveRequest r;
+    r.order.ranks = w.document().cluster().gpus();
+    r.message = sizes[1];
+    const sim::Result direct = *sim::run_collective(w.document().cluster(), r).result;
+    QCOMPARE(out.points[1].time_us, direct.time.seconds() * 1e6);
+    QCOMPARE(out.points[1].busbw_gbps, direct.busbw().gigabytes_per_second());
+    // Utilisation per link: the NIC uplinks of a 16-GPU ring over one switch are the busiest.
+    QCOMPARE(out.utilisation.size(), w.document().cluster().link_count());
+    const double busiest = *std::max_element(out.utilisation.begin(), out.utilisation.end());
+    QVERIFY(busiest > 0.5 && busiest <= 1.0);
+    w.show_outcome(out);
+
+    // On the worker thread, with progress; the window stays usable.
+    QSignalSpy done(&w.job(), &SimJob::finished);
+    QVERIFY(w.job().start(w.document().cluster(), "ring", sizes));
+    QVERIFY(!w.job().start(w.document().cluster(), "ring", sizes));  // one at a time
+    QVERIFY(done.wait(60000));
+    const auto background = done.takeFirst().at(0).value<SimOutcome>();
+    QCOMPARE(background.points.size(), std::size_t(2));
+    QCOMPARE(background.points[1].time_us, out.points[1].time_us);
+
+    // Cancel: a long sweep stops early.
+    QVERIFY(w.job().start(w.document().cluster(), "tree", std::vector<Bytes>(40, Bytes{std::int64_t(1) << 30})));
+    w.job().cancel();
+    QVERIFY(done.wait(60000));
+    const auto cancelled = done.takeFirst().at(0).value<SimOutcome>();
+    QVERIFY(cancelled.cancelled || cancelled.points.size() < 40);
+  }
+
+  void large_cluster_collapses_and_opens_fast() {
+    MainWindow w;
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(w.editor().generate(fat_tree_1024()), QString());
+    const qint64 ms = timer.elapsed();
+    qInfo("1,024-GPU fat tree: generated, validated and drawn in %lld ms", static_cast<long long>(ms));
+    QCOMPARE(w.document().cluster().gpus().size(), std::size_t(1024));
+    QVERIFY(w.scene().collapsed());
+    QCOMPARE(w.scene().device_item_count(), std::size_t(128 + 32 + 8));  // hosts, leaves, spines
+    QVERIFY(w.scene().link_item_count() < 2000);
+    QVERIFY(ms < 20000);  // a generous bound for a loaded CI machine; the figure is printed above
+    // Moving a collapsed host moves all its devices.
+    w.scene().select_named("node0");
+    const auto members = w.scene().selected_devices();
+    QCOMPARE(members.size(), w.document().cluster().host_devices(0).size());
+    w.undo_stack().undo();
+    QCOMPARE(w.document().cluster().gpus().size(), std::size_t(16));
+  }
+
+  void screenshot_renders_the_window() {
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    w.show_outcome(SimJob::run(w.document().cluster(), "ring", {Bytes{1 << 20}, Bytes{16 << 20}}));
+    QApplication::processEvents();
+    const QImage image = w.grab().toImage();
+    QCOMPARE(image.size(), QSize(1000, 700));
+    // Not blank: the canvas and the chart draw in more than one colour.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+      for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    QVERIFY(colours.size() > 10);
+  }
+};
+
+QTEST_MAIN(GuiTest)
+#include "gui_test.moc"
