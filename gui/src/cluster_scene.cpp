@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "layout.hpp"
 #include "ringlab/topology/kinds.hpp"
@@ -48,6 +49,8 @@ ClusterScene::ClusterScene(QObject* parent) : QGraphicsScene(parent) {}
 
 void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
   clear();
+  plan_items_.clear();
+  plan_arrows_ = 0;
   press_positions_.clear();
   link_lines_.clear();
   utilisation_.clear();
@@ -70,7 +73,9 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
     for (DeviceId d : members) frame |= QRectF(position(d), QSizeF(kBox, kBox));
     frame.adjust(-kGap / 2, -kGap / 2 - 14, kGap / 2, kGap / 2);
     const QString name = QString::fromStdString(t.host(h).name);
-    if (collapse) {
+    const bool expanded =
+        std::find(expanded_hosts_.begin(), expanded_hosts_.end(), t.host(h).name) != expanded_hosts_.end();
+    if (collapse && !expanded) {
       auto* box = addRect(QRectF(0, 0, frame.width(), frame.height()), QPen(Qt::darkGray), QBrush(QColor(235, 240, 228)));
       box->setPos(frame.topLeft());
       box->setZValue(1);
@@ -92,15 +97,27 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
     }
     auto* outline = addRect(frame, QPen(QColor(170, 170, 170), 1, Qt::DashLine));
     outline->setZValue(-1);
+    outline->setData(kNameRole, name);
     auto* label = addSimpleText(name);
     label->setPos(frame.topLeft() + QPointF(3, 1));
     label->setZValue(2);
   }
+  // GPUs of different models get different shades and a model label (heterogeneous clusters).
+  std::vector<GpuModel> models;
+  for (DeviceId g : t.gpus())
+    if (std::find(models.begin(), models.end(), t.device(g).gpu_model) == models.end())
+      models.push_back(t.device(g).gpu_model);
+  const bool mixed = models.size() > 1;
   for (DeviceId d = 0; d < t.device_count(); ++d) {
     if (item_of[d]) continue;
     const Device& dev = t.device(d);
     const QPointF at = position(d);
-    auto* box = addRect(QRectF(0, 0, kBox, kBox), QPen(Qt::black), QBrush(kind_colour(dev.kind)));
+    QColor colour = kind_colour(dev.kind);
+    if (mixed && dev.kind == DeviceKind::Gpu) {
+      const auto m = std::find(models.begin(), models.end(), dev.gpu_model) - models.begin();
+      colour = QColor::fromHsv(int(90 + 50 * m) % 360, 200, 190);
+    }
+    auto* box = addRect(QRectF(0, 0, kBox, kBox), QPen(Qt::black), QBrush(colour));
     box->setPos(at);
     box->setZValue(1);
     box->setFlags(QGraphicsItem::ItemIsMovable | QGraphicsItem::ItemIsSelectable);
@@ -110,6 +127,11 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
       auto* label = new QGraphicsSimpleTextItem(QString::fromStdString(dev.name), box);
       label->setPos(0, -16);
       label->setZValue(2);
+    }
+    if (mixed && dev.kind == DeviceKind::Gpu) {
+      auto* label = new QGraphicsSimpleTextItem(QString::fromStdString(std::string(to_string(dev.gpu_model))), box);
+      label->setScale(0.6);
+      label->setPos(1, kBox - 10);
     }
     centre[d] = at + QPointF(kBox / 2, kBox / 2);
     item_of[d] = box;
@@ -125,7 +147,7 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
     between[std::minmax(a, b)].push_back(l);
   }
   link_lines_.resize(t.link_count());
-  const bool labels = t.link_count() <= 4000;
+  const bool labels = t.link_count() <= 4000;  // links inside a host show their speed as a tooltip
   for (const auto& [ends, links] : between) {
     const QPointF p = ends.first->sceneBoundingRect().center();
     const QPointF q = ends.second->sceneBoundingRect().center();
@@ -149,7 +171,8 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
       else
         link_lines_[first].push_back(line);
       ++link_items_;
-      if (labels && (i == 0)) {
+      const bool inside_host = t.device(link.a).host != kNoHost && t.device(link.a).host == t.device(link.b).host;
+      if (labels && i == 0 && !inside_host) {
         auto* text = addSimpleText(links.size() > 1 && lines == 1 ? QString("%1x %2").arg(links.size()).arg(speed_label(link))
                                                                    : speed_label(link));
         text->setPos((p + q) / 2 + offset);
@@ -160,6 +183,104 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
     }
   }
   for (int layer = 0; layer < 3; ++layer) set_layer_visible(Layer(layer), layers_[layer]);
+  device_item_ = std::move(item_of);
+}
+
+void ClusterScene::set_plan(const planner::Plan* plan, const Topology& t, int channel) {
+  for (QGraphicsItem* item : plan_items_) {
+    removeItem(item);
+    delete item;
+  }
+  plan_items_.clear();
+  plan_arrows_ = 0;
+  if (!plan || device_item_.size() != t.device_count()) return;
+  // GPU of (host, local index).
+  std::map<std::pair<std::string, int>, DeviceId> gpu_at;
+  for (DeviceId g : t.gpus())
+    if (t.device(g).host != kNoHost) gpu_at[{t.host(t.device(g).host).name, t.device(g).local_index}] = g;
+  const QColor colours[] = {QColor(220, 40, 40), QColor(30, 100, 220), QColor(240, 150, 0), QColor(140, 40, 200),
+                            QColor(0, 150, 130), QColor(200, 60, 150), QColor(90, 90, 20), QColor(20, 20, 20)};
+  const bool numbers = plan->ranks() <= 512;
+  auto add = [&](QGraphicsItem* item) {
+    item->setZValue(3);
+    addItem(item);
+    plan_items_.push_back(item);
+  };
+  for (int c = 0; c < plan->channels; ++c) {
+    if (channel >= 0 && c != channel) continue;
+    // The channel's ring as (device, host index) in order.
+    std::vector<std::pair<DeviceId, std::size_t>> ring;
+    for (std::size_t h = 0; h < plan->hosts.size(); ++h) {
+      const planner::HostPlan& host = plan->hosts[h];
+      const planner::HostChannel& ch = host.channels[std::size_t(c)];
+      for (int lr : ch.local_ranks) {
+        const auto g = gpu_at.find({host.name, host.gpus[std::size_t(lr)]});
+        if (g != gpu_at.end()) ring.emplace_back(g->second, h);
+      }
+    }
+    const QColor colour = colours[c % 8];
+    const double bend = (double(c) - double(plan->channels - 1) / 2) * 6;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const auto [from, from_host] = ring[i];
+      const auto [to, to_host] = ring[(i + 1) % ring.size()];
+      QGraphicsItem* a = device_item_[from];
+      QGraphicsItem* b = device_item_[to];
+      if (!a || !b || a == b) continue;
+      const QPointF p = a->sceneBoundingRect().center();
+      const QPointF q = b->sceneBoundingRect().center();
+      const QLineF line(p, q);
+      const QPointF normal = line.length() > 0 ? QPointF(-line.dy(), line.dx()) / line.length() : QPointF();
+      const QLineF drawn(p + normal * bend, q + normal * bend);
+      auto* arrow = new QGraphicsLineItem(drawn);
+      arrow->setPen(QPen(colour, 2));
+      add(arrow);
+      // Arrowhead: two short strokes at the target end.
+      const double angle = std::atan2(-drawn.dy(), drawn.dx());
+      const QPointF tip = drawn.pointAt(0.85);
+      for (double side : {-1.0, 1.0}) {
+        const double a2 = angle + M_PI + side * 0.45;
+        auto* head = new QGraphicsLineItem(QLineF(tip, tip + QPointF(std::cos(a2) * 9, -std::sin(a2) * 9)));
+        head->setPen(QPen(colour, 2));
+        add(head);
+      }
+      ++plan_arrows_;
+      if (from_host != to_host) {
+        const planner::HostChannel& out = plan->hosts[from_host].channels[std::size_t(c)];
+        const planner::HostChannel& in = plan->hosts[to_host].channels[std::size_t(c)];
+        auto* label = new QGraphicsSimpleTextItem(QString("ch%1 nic%2>nic%3").arg(c).arg(out.nic_out).arg(in.nic_in));
+        label->setBrush(colour);
+        label->setScale(0.8);
+        label->setPos(drawn.pointAt(0.5));
+        add(label);
+      }
+    }
+    if (c != std::max(channel, 0) || !numbers) continue;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      QGraphicsItem* item = device_item_[ring[i].first];
+      if (!item || item->data(kHostRole).isValid()) continue;
+      auto* number = new QGraphicsSimpleTextItem(QString::number(i));
+      number->setBrush(Qt::white);
+      number->setPos(item->sceneBoundingRect().topLeft() + QPointF(3, 5));
+      add(number);
+    }
+  }
+}
+
+void ClusterScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  QGraphicsScene::mouseDoubleClickEvent(event);
+  for (QGraphicsItem* item : items(event->scenePos())) {
+    const bool host_box = item->data(kHostRole).isValid();
+    const bool host_frame = item->zValue() == -1;
+    if (!host_box && !host_frame) continue;
+    const std::string host = item->data(kNameRole).toString().toStdString();
+    const auto it = std::find(expanded_hosts_.begin(), expanded_hosts_.end(), host);
+    if (it == expanded_hosts_.end())
+      expanded_hosts_.push_back(host);
+    else
+      expanded_hosts_.erase(it);
+    emit host_toggled(host);
+    return;
+  }
 }
 
 void ClusterScene::set_utilisation(std::vector<double> per_link) {

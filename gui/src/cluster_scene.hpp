@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "document.hpp"
+#include "ringlab/planner/plan.hpp"
 
 namespace ringlab::gui {
 
@@ -34,6 +35,15 @@ class ClusterScene : public QGraphicsScene {
   void rebuild(const ScenarioDocument& document, bool collapse);
   /// Utilisation in [0, 1] per link id (Result::directions, the busier direction); empty clears.
   void set_utilisation(std::vector<double> per_link);
+  /// Draws a plan's rings over the cluster (nullptr clears): per channel, in its own colour, an
+  /// arrow from each rank's GPU to the next (between host boxes when collapsed, labelled with the
+  /// NICs the channel leaves and enters by), and rank numbers on the GPUs (up to 512 ranks).
+  /// `channel` >= 0 draws that channel only (the window's default is channel 0: eight rings at once
+  /// hide each other), -1 all of them.
+  void set_plan(const planner::Plan* plan, const Topology& topology, int channel = -1);
+  std::size_t plan_arrow_count() const { return plan_arrows_; }
+  /// Hosts drawn expanded although the scene is collapsed (double-click toggles one).
+  void set_expanded_hosts(std::vector<std::string> hosts) { expanded_hosts_ = std::move(hosts); }
   void set_layer_visible(Layer layer, bool visible);
 
   /// Names of the selected devices (collapsed hosts stand for all their devices).
@@ -47,10 +57,13 @@ class ClusterScene : public QGraphicsScene {
  signals:
   /// The user dragged these devices by `delta` (scene units, snapped to the grid).
   void devices_moved(std::vector<std::string> names, QPointF delta);
+  /// The user double-clicked a host: expand it (collapsed box) or collapse it (its frame).
+  void host_toggled(std::string host);
 
  protected:
   void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
   void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
   void restyle_links();
@@ -58,6 +71,10 @@ class ClusterScene : public QGraphicsScene {
   std::vector<double> utilisation_;
   std::vector<std::vector<class QGraphicsLineItem*>> link_lines_;  ///< per link id: its drawn lines
   std::map<QGraphicsItem*, QPointF> press_positions_;
+  std::vector<QGraphicsItem*> device_item_;  ///< per device id: the item it is drawn as
+  std::vector<QGraphicsItem*> plan_items_;
+  std::vector<std::string> expanded_hosts_;
+  std::size_t plan_arrows_ = 0;
   std::size_t device_items_ = 0, link_items_ = 0;
   bool collapsed_ = false;
   bool layers_[3] = {true, true, true};

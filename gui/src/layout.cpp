@@ -14,24 +14,37 @@ double snap(double v) { return std::round(v / kGrid) * kGrid; }
 
 std::map<std::string, QPointF> auto_layout(const Topology& t) {
   std::map<std::string, QPointF> out;
-  // Hosts left to right, each a frame of kind rows (NICs, CPUs and PCIe switches, GPUs, NVSwitches).
-  double x = 0;
-  const double host_top = 3 * kTierRow + 40;
-  for (HostId h = 0; h < HostId(t.host_count()); ++h) {
+  // Each host a frame of kind rows (NICs; CPUs and PCIe switches; GPUs; NVSwitches).
+  struct Frame {
     std::vector<DeviceId> rows[4];
+    std::size_t widest = 1;
+  };
+  std::vector<Frame> frames(t.host_count());
+  for (HostId h = 0; h < HostId(t.host_count()); ++h) {
+    Frame& f = frames[std::size_t(h)];
     for (DeviceId d : t.host_devices(h)) {
       const DeviceKind k = t.device(d).kind;
-      const int row = k == DeviceKind::Nic ? 0 : k == DeviceKind::Gpu ? 2 : k == DeviceKind::NvSwitch ? 3 : 1;
-      rows[row].push_back(d);
+      f.rows[k == DeviceKind::Nic ? 0 : k == DeviceKind::Gpu ? 2 : k == DeviceKind::NvSwitch ? 3 : 1].push_back(d);
     }
-    std::size_t widest = 1;
-    for (const auto& r : rows) widest = std::max(widest, r.size());
-    for (int r = 0; r < 4; ++r)
-      for (std::size_t i = 0; i < rows[r].size(); ++i)
-        out[t.device(rows[r][i]).name] = QPointF(x + double(i) * (kDeviceBox + kGap), host_top + r * (kDeviceBox + kGap));
-    x += double(widest) * (kDeviceBox + kGap) + 3 * kGap;
+    for (const auto& r : f.rows) f.widest = std::max(f.widest, r.size());
   }
-  const double width = std::max(x, 400.0);
+  // Hosts in rows under the switch tiers, as many per row as keeps the picture about 16:10.
+  const double cell = kDeviceBox + kGap;
+  std::size_t widest = 1;
+  for (const Frame& f : frames) widest = std::max(widest, f.widest);
+  const double host_w = double(widest) * cell + 3 * kGap;
+  const double host_h = 4 * cell + 3 * kGap;
+  const auto n = double(std::max<std::size_t>(frames.size(), 1));
+  const auto per_row = std::size_t(std::max(1.0, std::round(std::sqrt(n * host_h * 1.6 / host_w))));
+  const double host_top = 3 * kTierRow + 40;
+  for (std::size_t h = 0; h < frames.size(); ++h) {
+    const double x = double(h % per_row) * host_w;
+    const double y = host_top + double(h / per_row) * host_h;
+    for (int r = 0; r < 4; ++r)
+      for (std::size_t i = 0; i < frames[h].rows[r].size(); ++i)
+        out[t.device(frames[h].rows[r][i]).name] = QPointF(x + double(i) * cell, y + r * cell);
+  }
+  const double width = std::max(double(std::min(frames.size(), per_row)) * host_w, 400.0);
   // Fabric switches: one row per tier, spread over the hosts' width.
   std::vector<DeviceId> tiers[3];
   for (DeviceId d = 0; d < t.device_count(); ++d) {

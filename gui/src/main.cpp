@@ -1,8 +1,8 @@
 // ringlab-gui: draw or generate a cluster, simulate it, see where the time goes.
 //   ringlab-gui [scenario.json]
-//   ringlab-gui --screenshot out.png [--algo A] [scenario.json]   renders the window (scenario,
-//       a ring simulation's link utilisation and busbw chart) to a PNG and exits; no display needed
-//       with QT_QPA_PLATFORM=offscreen.
+//   ringlab-gui --screenshot out.png [--algo A] [--plan] [scenario.json]   renders the window
+//       (the scenario, a simulation's link utilisation and busbw chart, and with --plan the planned
+//       rings) to a PNG and exits; no display needed with QT_QPA_PLATFORM=offscreen.
 // Exit codes: 0 ok, 2 bad arguments or scenario.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   const QCommandLineOption screenshot("screenshot", "Render the window to FILE (PNG) and exit.", "FILE");
   const QCommandLineOption algo("algo", "Algorithm for --screenshot (default ring).", "A", "ring");
+  const QCommandLineOption plan("plan", "With --screenshot: plan the rank order and draw its rings.");
   parser.addOption(screenshot);
   parser.addOption(algo);
+  parser.addOption(plan);
   parser.addPositionalArgument("scenario", "Scenario file (default: the built-in scenario).");
   parser.process(app);
 
@@ -44,6 +46,14 @@ int main(int argc, char** argv) {
   window.resize(1400, 900);
   window.show();
   window.show_outcome(outcome);
+  if (parser.isSet(plan)) {
+    const auto planned = ringlab::gui::PlanJob::run(window.document().scenario());
+    if (!planned.report) {
+      std::fprintf(stderr, "ringlab-gui: no plan: %s\n", planned.error.c_str());
+      return 2;
+    }
+    window.show_plan(planned);
+  }
   QApplication::processEvents();
   window.fit();
   QApplication::processEvents();

@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGraphicsView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -24,6 +25,7 @@
 #include <QProgressBar>
 #include <QScatterSeries>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QToolBar>
@@ -82,7 +84,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   progress_->hide();
   statusBar()->addPermanentWidget(progress_);
 
-  connect(&document_, &ScenarioDocument::changed, this, &MainWindow::refresh);
+  connect(&document_, &ScenarioDocument::changed, this, [this] {
+    plan_.reset();  // planned for the previous cluster
+    refresh();
+  });
+  connect(scene_, &ClusterScene::host_toggled, this, [this] { refresh(); });
+  connect(&plan_job_, &PlanJob::finished, this, [this](const PlanOutcome& outcome) {
+    progress_->hide();
+    show_plan(outcome);
+  });
   connect(&stack_, &QUndoStack::cleanChanged, this, &MainWindow::update_title);
   connect(scene_, &ClusterScene::devices_moved, this, [this](std::vector<std::string> names, QPointF delta) {
     report(editor_.move(names, delta));
@@ -139,6 +149,7 @@ void MainWindow::build_actions() {
     for (QGraphicsItem* item : scene_->items()) item->setSelected(true);
   });
   action(edit, "&Generate cluster...", QKeySequence("Ctrl+G"), [this] { generate(); });
+  action(edit, "&Connect selected devices...", QKeySequence("Ctrl+K"), [this] { connect_selection(); });
 
   QMenu* view = menuBar()->addMenu("&View");
   action(view, "Zoom to &fit", QKeySequence("Ctrl+0"), [this] { fit(); });
@@ -166,6 +177,24 @@ void MainWindow::build_actions() {
   QAction* run = bar->addAction("Simulate");
   run->setShortcut(QKeySequence("Ctrl+R"));
   connect(run, &QAction::triggered, this, [this] { simulate(); });
+  QAction* plan = bar->addAction("Plan");
+  plan->setToolTip("Plan the rank order (what `ringlab plan` does) and draw its rings on the canvas");
+  connect(plan, &QAction::triggered, this, [this] {
+    if (!plan_job_.start(document_.scenario(), 20.0)) return;
+    progress_->setRange(0, 0);  // busy: the planner reports no progress
+    progress_->show();
+    statusBar()->showMessage("Planning...");
+  });
+  plan_channel_ = new QSpinBox(this);
+  plan_channel_->setRange(-1, 63);
+  plan_channel_->setValue(0);
+  plan_channel_->setSpecialValueText("all rings");
+  plan_channel_->setPrefix("ring ");
+  plan_channel_->setToolTip("Which channel's planned ring the canvas shows");
+  connect(plan_channel_, &QSpinBox::valueChanged, this, [this] {
+    if (plan_) scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
+  });
+  bar->addWidget(plan_channel_);
   cancel_ = bar->addAction("Cancel");
   cancel_->setEnabled(false);
   connect(cancel_, &QAction::triggered, this, [this] { job_.cancel(); });
@@ -197,6 +226,13 @@ void MainWindow::build_docks() {
   properties_ = new QFormLayout(panel);
   dock("Properties", panel, Qt::LeftDockWidgetArea);
 
+  minimap_ = new QGraphicsView(scene_, this);
+  minimap_->setInteractive(false);
+  minimap_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  minimap_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  minimap_->setMinimumHeight(140);
+  dock("Overview", minimap_, Qt::LeftDockWidgetArea);
+
   chart_ = new QChartView(this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(220);
@@ -207,6 +243,8 @@ void MainWindow::refresh() {
   const bool collapse = collapse_->isChecked() || document_.cluster().host_count() > ClusterScene::kCollapseHosts;
   scene_->rebuild(document_, collapse);
   if (outcome_.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome_.utilisation);
+  if (plan_) scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
+  minimap_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio);
   update_properties();
   update_title();
 }
@@ -412,6 +450,42 @@ void MainWindow::export_canvas() {
   scene_->render(&painter, QRectF(QPointF(), QSizeF(image.size())), area);
   painter.end();
   if (!image.save(path)) QMessageBox::warning(this, "Cannot export", "could not write " + path);
+}
+
+void MainWindow::show_plan(const PlanOutcome& outcome) {
+  progress_->setRange(0, 100);
+  if (!outcome.report) {
+    plan_.reset();
+    scene_->set_plan(nullptr, document_.cluster());
+    statusBar()->showMessage(QString::fromStdString("No plan: " + outcome.error));
+    return;
+  }
+  plan_ = outcome.report->plan;
+  scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
+  const auto& orders = outcome.report->orders;
+  QString summary = QString("Plan: %1, %2 channel(s)").arg(QString::fromStdString(plan_->algorithm)).arg(plan_->channels);
+  if (orders.size() > 1)
+    summary += QString(", planned order %1 us vs %2 %3 us")
+                   .arg(orders.front().time.seconds() * 1e6, 0, 'f', 1)
+                   .arg(QString::fromStdString(orders[1].name))
+                   .arg(orders[1].time.seconds() * 1e6, 0, 'f', 1);
+  statusBar()->showMessage(summary);
+}
+
+void MainWindow::connect_selection() {
+  const auto selected = scene_->selected_devices();
+  if (selected.size() != 2) {
+    statusBar()->showMessage("Select exactly two devices to connect them", 5000);
+    return;
+  }
+  QStringList kinds;
+  for (int k = 0; k <= int(LinkKind::Custom); ++k) kinds << QString::fromStdString(std::string(to_string(LinkKind(k))));
+  bool ok = false;
+  const QString kind = QInputDialog::getItem(this, "Connect", QString("Link kind between %1 and %2:")
+                                                                    .arg(QString::fromStdString(selected[0]),
+                                                                         QString::fromStdString(selected[1])),
+                                             kinds, 0, false, &ok);
+  if (ok) report(editor_.add_link(selected[0], selected[1], kind.toStdString()));
 }
 
 void MainWindow::delete_selection() { report(editor_.remove(scene_->selected_devices(), {})); }

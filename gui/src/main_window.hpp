@@ -11,6 +11,7 @@
 #include "cluster_scene.hpp"
 #include "document.hpp"
 #include "editor.hpp"
+#include "plan_job.hpp"
 #include "sim_job.hpp"
 
 class QAction;
@@ -22,6 +23,7 @@ class QLabel;
 class QListWidget;
 class QMenu;
 class QProgressBar;
+class QSpinBox;
 
 namespace ringlab::gui {
 
@@ -36,6 +38,11 @@ class MainWindow : public QMainWindow {
   QUndoStack& undo_stack() { return stack_; }
   ClusterScene& scene() { return *scene_; }
   SimJob& job() { return job_; }
+  PlanJob& plan_job() { return plan_job_; }
+  /// Shows a finished plan: its rings on the canvas, its summary in the status line.
+  void show_plan(const PlanOutcome& outcome);
+  /// The plan drawn on the canvas, while the document has not changed since.
+  const std::optional<planner::Plan>& plan() const { return plan_; }
   const SimOutcome& last_outcome() const { return outcome_; }
 
   /// Opens a scenario; on a bad file shows the problem (file, JSON path) and returns false.
@@ -69,6 +76,7 @@ class MainWindow : public QMainWindow {
   void export_canvas();
   void delete_selection();
   void auto_layout();
+  void connect_selection();
 
   ScenarioDocument document_;
   QUndoStack stack_;
@@ -79,12 +87,16 @@ class MainWindow : public QMainWindow {
   QFormLayout* properties_ = nullptr;
   QChartView* chart_ = nullptr;
   QComboBox* algorithm_ = nullptr;
+  QSpinBox* plan_channel_ = nullptr;  ///< which planned ring to draw; -1 all
   QProgressBar* progress_ = nullptr;
   QAction* collapse_ = nullptr;
   QAction* cancel_ = nullptr;
   QMenu* recent_ = nullptr;
+  QGraphicsView* minimap_ = nullptr;
   SimJob job_;
   SimOutcome outcome_;
+  PlanJob plan_job_;
+  std::optional<planner::Plan> plan_;
   QString last_error_;
 };
 

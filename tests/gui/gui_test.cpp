@@ -169,6 +169,35 @@ class GuiTest : public QObject {
     QCOMPARE(w.document().cluster().gpus().size(), std::size_t(16));
   }
 
+  void plan_draws_every_ring_hop() {
+    MainWindow w;
+    QVERIFY(w.open_file(QString(RINGLAB_SCENARIO_DIR) + "/two-racks-40g.json", false));
+    const PlanOutcome outcome = PlanJob::run(w.document().scenario());
+    QVERIFY2(outcome.report.has_value(), outcome.error.c_str());
+    w.show_plan(outcome);
+    const planner::Plan& plan = *w.plan();
+    QCOMPARE(plan.ranks(), 32);
+    // The window draws channel 0's ring: one arrow per rank (the ring closes on itself).
+    QCOMPARE(w.scene().plan_arrow_count(), std::size_t(plan.ranks()));
+    // Every channel: one arrow per rank per channel.
+    w.scene().set_plan(&plan, w.document().cluster(), -1);
+    QCOMPARE(w.scene().plan_arrow_count(), std::size_t(plan.ranks() * plan.channels));
+    // The arrows follow the plan: the first hop of channel 0 starts at rank 0's GPU.
+    QCOMPARE(plan.order.ranks.size(), std::size_t(32));
+    // Collapsed: only hops between hosts remain, one per host per channel.
+    w.scene().rebuild(w.document(), true);
+    w.scene().set_plan(&plan, w.document().cluster());
+    QCOMPARE(w.scene().plan_arrow_count(), plan.hosts.size() * std::size_t(plan.channels));
+    // Double-clicking a host expands it: its GPUs are drawn again, so its internal hops come back.
+    w.scene().set_expanded_hosts({plan.hosts.front().name});
+    w.scene().rebuild(w.document(), true);
+    w.scene().set_plan(&plan, w.document().cluster());
+    QVERIFY(w.scene().plan_arrow_count() > plan.hosts.size() * std::size_t(plan.channels));
+    // Any edit makes the plan stale: it is dropped.
+    QCOMPARE(w.editor().move({"node0/gpu0"}, QPointF(10, 10)), QString());
+    QVERIFY(!w.plan().has_value());
+  }
+
   void screenshot_renders_the_window() {
     MainWindow w;
     w.resize(1000, 700);
@@ -176,7 +205,8 @@ class GuiTest : public QObject {
     w.show_outcome(SimJob::run(w.document().cluster(), "ring", {Bytes{1 << 20}, Bytes{16 << 20}}));
     QApplication::processEvents();
     const QImage image = w.grab().toImage();
-    QCOMPARE(image.size(), QSize(1000, 700));
+    QCOMPARE(image.size(), w.size());
+    QVERIFY(image.width() >= 1000 && image.height() >= 700);
     // Not blank: the canvas and the chart draw in more than one colour.
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 7)
