@@ -4,6 +4,7 @@
 #include <QUndoCommand>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "layout.hpp"
@@ -154,6 +155,62 @@ QString Editor::generate(const nlohmann::json& blocks) {
   next["cluster"] = {{"generate", blocks}};
   next.erase("layout");
   return apply(std::move(next), "Generate cluster");
+}
+
+QString Editor::paste(const std::vector<std::string>& devices, QPointF offset, std::vector<std::string>* created) {
+  const Topology& t = document_.cluster();
+  nlohmann::json next = document_.json();
+  std::map<std::string, std::string> renamed;
+  std::set<std::string> taken;
+  std::map<std::string, QPointF> defaults;
+  for (const std::string& name : devices) {
+    const auto id = t.find_device(name);
+    if (!id) return QString("no device named \"%1\"").arg(QString::fromStdString(name));
+    const Device& d = t.device(*id);
+    const std::string host = d.host != kNoHost ? t.host(d.host).name : std::string();
+    const std::string prefix = is_host_internal(d.kind) ? host + "/" + std::string(to_string(d.kind)) : std::string(to_string(d.kind));
+    int index = 0;
+    while (t.find_device(prefix + std::to_string(index)) || taken.count(prefix + std::to_string(index))) ++index;
+    const std::string copy = prefix + std::to_string(index);
+    taken.insert(copy);
+    renamed[name] = copy;
+    nlohmann::json device = {{"name", copy}, {"kind", std::string(to_string(d.kind))}};
+    if (!host.empty()) device["host"] = host;
+    if (d.kind == DeviceKind::Gpu) device["gpu_model"] = std::string(to_string(d.gpu_model));
+    cluster_array(next, "devices").push_back(device);
+    auto at = document_.position(name);
+    if (!at) {
+      if (defaults.empty()) defaults = auto_layout(t);
+      at = defaults.count(name) ? defaults[name] : QPointF();
+    }
+    next["layout"]["positions"][copy] = {at->x() + offset.x(), at->y() + offset.y()};
+  }
+  // Links among the copies join the copies; a link from a copied device to one not copied joins the
+  // copy to that same device (a pasted GPU hangs off the same switches as its original).
+  auto copy_of = [&](DeviceId d) {
+    const auto it = renamed.find(t.device(d).name);
+    return it == renamed.end() ? t.device(d).name : it->second;
+  };
+  for (const Link& l : t.links()) {
+    if (!renamed.count(t.device(l.a).name) && !renamed.count(t.device(l.b).name)) continue;
+    const std::string a = copy_of(l.a);
+    const std::string b = copy_of(l.b);
+    char bandwidth[64];
+    std::snprintf(bandwidth, sizeof bandwidth, "%.17gbps", l.bandwidth.bits_per_second());
+    nlohmann::json link = {{"a", a},
+                           {"b", b},
+                           {"kind", std::string(to_string(l.kind))},
+                           {"lanes", l.lanes},
+                           {"bandwidth", bandwidth},
+                           {"latency", std::to_string(l.latency.picoseconds()) + "ps"},
+                           {"overhead", std::to_string(l.overhead.picoseconds()) + "ps"}};
+    if (l.transport == Transport::Tcp) link["transport"] = "tcp";
+    cluster_array(next, "links").push_back(link);
+  }
+  const QString error = apply(std::move(next), QString("Paste %1 device(s)").arg(devices.size()));
+  if (error.isEmpty() && created)
+    for (const std::string& name : devices) created->push_back(renamed[name]);
+  return error;
 }
 
 QString Editor::set_field(const std::string& json_pointer, const nlohmann::json& value) {

@@ -46,6 +46,11 @@ class Editor {
   /// Replaces the cluster by generated ones: `blocks` is the scenario's "generate" value (an object
   /// or an array of generator objects, docs/scenario-format.md); explicit parts and layout go.
   QString generate(const nlohmann::json& blocks);
+  /// Copies devices (generated or not) as new explicit devices of the same kind in the same host
+  /// (fabric switches: new switches), placed `offset` from the originals, with their links: links
+  /// among the copied devices join the copies, links to other devices join the copy to the same
+  /// device. One undo step. The new names go to `created` in the order given.
+  QString paste(const std::vector<std::string>& devices, QPointF offset, std::vector<std::string>* created = nullptr);
   /// Replaces one field of an explicit device or link ("/cluster/devices/3/gpu_model" -> "h100").
   QString set_field(const std::string& json_pointer, const nlohmann::json& value);
 

@@ -25,6 +25,7 @@
 #include <QProgressBar>
 #include <QScatterSeries>
 #include <QSettings>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QSvgGenerator>
@@ -38,6 +39,7 @@
 
 #include "generator_dialog.hpp"
 #include "layout.hpp"
+#include "ringlab/planner/bundle.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/kinds.hpp"
 
@@ -134,6 +136,7 @@ void MainWindow::build_actions() {
   action(file, "&Save", QKeySequence::Save, [this] { document_.path().isEmpty() ? save_as() : save_to(document_.path()); });
   action(file, "Save &as...", QKeySequence::SaveAs, [this] { save_as(); });
   action(file, "&Export canvas...", QKeySequence(), [this] { export_canvas(); });
+  action(file, "Export launch &bundle...", QKeySequence(), [this] { export_bundle(); });
   file->addSeparator();
   action(file, "&Quit", QKeySequence::Quit, [this] { close(); });
 
@@ -150,6 +153,10 @@ void MainWindow::build_actions() {
   });
   action(edit, "&Generate cluster...", QKeySequence("Ctrl+G"), [this] { generate(); });
   action(edit, "&Connect selected devices...", QKeySequence("Ctrl+K"), [this] { connect_selection(); });
+  action(edit, "&Copy", QKeySequence::Copy, [this] { clipboard_ = scene_->selected_devices(); });
+  action(edit, "&Paste", QKeySequence::Paste, [this] {
+    if (!clipboard_.empty()) report(editor_.paste(clipboard_, QPointF(40, 40)));
+  });
 
   QMenu* view = menuBar()->addMenu("&View");
   action(view, "Zoom to &fit", QKeySequence("Ctrl+0"), [this] { fit(); });
@@ -185,6 +192,16 @@ void MainWindow::build_actions() {
     progress_->show();
     statusBar()->showMessage("Planning...");
   });
+  QAction* steps = bar->addAction("Steps");
+  steps->setToolTip("Step through the chosen algorithm's steps (64 MiB) and see which links each uses");
+  connect(steps, &QAction::triggered, this, [this] { show_steps(); });
+  step_slider_ = new QSlider(Qt::Horizontal, this);
+  step_slider_->setMaximumWidth(180);
+  step_slider_->setEnabled(false);
+  connect(step_slider_, &QSlider::valueChanged, this, [this](int step) { show_step(step); });
+  bar->addWidget(step_slider_);
+  action(view, "Next step", QKeySequence("Alt+Right"), [this] { step_slider_->setValue(step_slider_->value() + 1); });
+  action(view, "Previous step", QKeySequence("Alt+Left"), [this] { step_slider_->setValue(step_slider_->value() - 1); });
   plan_channel_ = new QSpinBox(this);
   plan_channel_->setRange(-1, 63);
   plan_channel_->setValue(0);
@@ -470,6 +487,54 @@ void MainWindow::show_plan(const PlanOutcome& outcome) {
                    .arg(QString::fromStdString(orders[1].name))
                    .arg(orders[1].time.seconds() * 1e6, 0, 'f', 1);
   statusBar()->showMessage(summary);
+}
+
+bool MainWindow::show_steps() {
+  steps_ = collective_steps(document_.cluster(), algorithm(), Bytes{std::int64_t(64) << 20});
+  if (!steps_.error.empty() || steps_.links.empty()) {
+    statusBar()->showMessage(QString::fromStdString("No step view: " + steps_.error));
+    step_slider_->setEnabled(false);
+    return false;
+  }
+  step_slider_->setRange(0, int(steps_.links.size()) - 1);
+  step_slider_->setEnabled(true);
+  step_slider_->setValue(0);
+  show_step(0);
+  return true;
+}
+
+void MainWindow::set_step(int step) { step_slider_->setValue(step); }
+
+void MainWindow::show_step(int step) {
+  if (step < 0 || std::size_t(step) >= steps_.links.size()) return;
+  std::vector<double> share(document_.cluster().link_count(), 0.0);
+  int most = 1;
+  for (const auto& [link, count] : steps_.links[std::size_t(step)]) most = std::max(most, count);
+  for (const auto& [link, count] : steps_.links[std::size_t(step)]) share[link] = double(count) / most;
+  scene_->set_utilisation(share);
+  statusBar()->showMessage(QString("%1, step %2 of %3: %4 transfers on %5 links (red: the most transfers, %6)")
+                               .arg(QString::fromStdString(steps_.algorithm))
+                               .arg(step + 1)
+                               .arg(steps_.links.size())
+                               .arg(steps_.transfers[std::size_t(step)])
+                               .arg(steps_.links[std::size_t(step)].size())
+                               .arg(most));
+}
+
+void MainWindow::export_bundle() {
+  if (!plan_) {
+    statusBar()->showMessage("Plan first (toolbar: Plan); the bundle holds the plan's launch files", 8000);
+    return;
+  }
+  const QString dir = QFileDialog::getExistingDirectory(this, "Write the launch bundle into");
+  if (dir.isEmpty()) return;
+  try {
+    planner::write_bundle(document_.cluster(), *plan_, dir.toStdString());
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Cannot write the bundle", e.what());
+    return;
+  }
+  statusBar()->showMessage("Launch bundle written to " + dir);
 }
 
 void MainWindow::connect_selection() {

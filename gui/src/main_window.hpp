@@ -13,6 +13,7 @@
 #include "editor.hpp"
 #include "plan_job.hpp"
 #include "sim_job.hpp"
+#include "steps.hpp"
 
 class QAction;
 class QChartView;
@@ -23,6 +24,7 @@ class QLabel;
 class QListWidget;
 class QMenu;
 class QProgressBar;
+class QSlider;
 class QSpinBox;
 
 namespace ringlab::gui {
@@ -41,6 +43,11 @@ class MainWindow : public QMainWindow {
   PlanJob& plan_job() { return plan_job_; }
   /// Shows a finished plan: its rings on the canvas, its summary in the status line.
   void show_plan(const PlanOutcome& outcome);
+  /// Computes the step view of the chosen algorithm (64 MiB) and shows step 0; false when it
+  /// does not apply (the status line says why).
+  bool show_steps();
+  const CollectiveSteps& steps() const { return steps_; }
+  void set_step(int step);
   /// The plan drawn on the canvas, while the document has not changed since.
   const std::optional<planner::Plan>& plan() const { return plan_; }
   const SimOutcome& last_outcome() const { return outcome_; }
@@ -77,6 +84,8 @@ class MainWindow : public QMainWindow {
   void delete_selection();
   void auto_layout();
   void connect_selection();
+  void show_step(int step);
+  void export_bundle();
 
   ScenarioDocument document_;
   QUndoStack stack_;
@@ -97,6 +106,9 @@ class MainWindow : public QMainWindow {
   SimOutcome outcome_;
   PlanJob plan_job_;
   std::optional<planner::Plan> plan_;
+  std::vector<std::string> clipboard_;  ///< device names copied (Ctrl+C), pasted as copies (Ctrl+V)
+  CollectiveSteps steps_;
+  QSlider* step_slider_ = nullptr;
   QString last_error_;
 };
 

@@ -10,6 +10,8 @@
 
 #include "layout.hpp"
 #include "main_window.hpp"
+#include "ringlab/planner/bundle.hpp"
+#include "steps.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/simulator.hpp"
 
@@ -196,6 +198,67 @@ class GuiTest : public QObject {
     // Any edit makes the plan stale: it is dropped.
     QCOMPARE(w.editor().move({"node0/gpu0"}, QPointF(10, 10)), QString());
     QVERIFY(!w.plan().has_value());
+  }
+
+  void step_view_follows_the_ring() {
+    MainWindow w;  // the built-in scenario: 4 hosts x 4 V100, one switch
+    QVERIFY(w.show_steps());
+    const CollectiveSteps& steps = w.steps();
+    const std::size_t p = w.document().cluster().gpus().size();
+    QCOMPARE(steps.links.size(), 2 * (p - 1));  // ring allreduce: 2(p-1) steps
+    for (int transfers : steps.transfers) QCOMPARE(transfers, int(p));  // every rank sends once per step
+    // Every step uses the same ring edges: each host's NIC link carries one transfer out and one in.
+    for (const auto& step : steps.links) QCOMPARE(step, steps.links.front());
+    w.set_step(int(steps.links.size()) - 1);
+    // Tree: fewer, different steps; an unknown algorithm is refused with a reason.
+    const CollectiveSteps tree = collective_steps(w.document().cluster(), "tree", Bytes{64 << 20});
+    QVERIFY(tree.error.empty());
+    QVERIFY(tree.links.size() < steps.links.size());
+    QVERIFY(!collective_steps(w.document().cluster(), "nccl", Bytes{64 << 20}).error.empty());
+  }
+
+  void copy_paste_and_bundle() {
+    MainWindow w;
+    const Topology& before = w.document().cluster();
+    const std::size_t devices = before.device_count(), links = before.link_count();
+    // Copy two of a host's GPUs (generated): two explicit GPUs appear, each linked like its
+    // original (NVLink to the other GPUs, PCIe), the link between the two joining the copies.
+    std::size_t touching = 0;
+    for (const Link& l : before.links())
+      for (const char* g : {"node0/gpu0", "node0/gpu1"})
+        if (before.device(l.a).name == g || before.device(l.b).name == g) {
+          ++touching;
+          break;
+        }
+    std::vector<std::string> created;
+    QCOMPARE(w.editor().paste({"node0/gpu0", "node0/gpu1"}, QPointF(40, 40), &created), QString());
+    QCOMPARE(created, (std::vector<std::string>{"node0/gpu4", "node0/gpu5"}));
+    const Topology& t = w.document().cluster();
+    QCOMPARE(t.device_count(), devices + 2);
+    QCOMPARE(t.link_count(), links + touching);
+    const auto copy = t.neighbors(t.device_by_name("node0/gpu4"));
+    const auto original = t.neighbors(t.device_by_name("node0/gpu0"));
+    QCOMPARE(copy.size(), original.size());
+    for (std::size_t i = 0; i < copy.size(); ++i) {
+      const Link& c = t.link(copy[i].link);
+      const Link& o = t.link(original[i].link);
+      QCOMPARE(c.kind, o.kind);
+      QCOMPARE(c.bandwidth.bits_per_second(), o.bandwidth.bits_per_second());
+      QCOMPARE(c.latency, o.latency);
+      QCOMPARE(c.overhead, o.overhead);
+    }
+    QCOMPARE(w.undo_stack().count(), 1);
+    w.undo_stack().undo();
+    QCOMPARE(w.document().cluster().device_count(), devices);
+
+    // The launch bundle of a plan: the same files `ringlab plan -o DIR` writes, and they check.
+    const PlanOutcome plan = PlanJob::run(w.document().scenario());
+    QVERIFY(plan.report.has_value());
+    w.show_plan(plan);
+    QTemporaryDir dir;
+    planner::write_bundle(w.document().cluster(), *w.plan(), dir.path().toStdString());
+    QVERIFY(QFile::exists(dir.filePath("hostfile")));
+    QVERIFY(planner::check_bundle(w.document().cluster(), dir.path().toStdString()).empty());
   }
 
   void screenshot_renders_the_window() {
