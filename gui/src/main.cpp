@@ -6,6 +6,7 @@
 // Exit codes: 0 ok, 2 bad arguments or scenario.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QImage>
 
 #include <cstdio>
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.show_plan(planned);
+    window.resizeDocks({window.findChild<QDockWidget*>("B: declaration order")}, {420}, Qt::Horizontal);
   }
   QApplication::processEvents();
   window.fit();

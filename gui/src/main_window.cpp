@@ -31,6 +31,7 @@
 #include <QSvgGenerator>
 #include <QToolBar>
 #include <QValueAxis>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -88,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(&document_, &ScenarioDocument::changed, this, [this] {
     plan_.reset();  // planned for the previous cluster
+    plan_b_.reset();
     refresh();
   });
   connect(scene_, &ClusterScene::host_toggled, this, [this] { refresh(); });
@@ -210,6 +212,7 @@ void MainWindow::build_actions() {
   plan_channel_->setToolTip("Which channel's planned ring the canvas shows");
   connect(plan_channel_, &QSpinBox::valueChanged, this, [this] {
     if (plan_) scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
+    if (plan_b_) scene_b_->set_plan(&*plan_b_, document_.cluster(), plan_channel_->value());
   });
   bar->addWidget(plan_channel_);
   cancel_ = bar->addAction("Cancel");
@@ -250,6 +253,17 @@ void MainWindow::build_docks() {
   minimap_->setMinimumHeight(140);
   dock("Overview", minimap_, Qt::LeftDockWidgetArea);
 
+  auto* compare = new QWidget(this);
+  auto* compare_layout = new QVBoxLayout(compare);
+  compare_label_ = new QLabel("Plan first: B is the declaration order's rings, A (the canvas) the plan's", compare);
+  compare_label_->setWordWrap(true);
+  scene_b_ = new ClusterScene(this);
+  view_b_ = new CanvasView(scene_b_, compare);
+  view_b_->setInteractive(false);
+  compare_layout->addWidget(compare_label_);
+  compare_layout->addWidget(view_b_);
+  dock("B: declaration order", compare, Qt::RightDockWidgetArea);
+
   chart_ = new QChartView(this);
   chart_->setRenderHint(QPainter::Antialiasing);
   chart_->setMinimumHeight(220);
@@ -262,6 +276,9 @@ void MainWindow::refresh() {
   if (outcome_.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome_.utilisation);
   if (plan_) scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
   minimap_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio);
+  scene_b_->rebuild(document_, collapse);
+  if (plan_b_) scene_b_->set_plan(&*plan_b_, document_.cluster(), plan_channel_->value());
+  view_b_->fitInView(scene_b_->itemsBoundingRect(), Qt::KeepAspectRatio);
   update_properties();
   update_title();
 }
@@ -321,7 +338,11 @@ bool MainWindow::open_file(const QString& path, bool interactive) {
   return true;
 }
 
-void MainWindow::fit() { view_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio); }
+void MainWindow::fit() {
+  view_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio);
+  view_b_->fitInView(scene_b_->itemsBoundingRect(), Qt::KeepAspectRatio);
+  minimap_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio);
+}
 
 bool MainWindow::maybe_save() {
   if (stack_.isClean()) return true;
@@ -479,6 +500,27 @@ void MainWindow::show_plan(const PlanOutcome& outcome) {
   }
   plan_ = outcome.report->plan;
   scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
+  // B: the order the scheduler would give (declaration order), with the plan's channel count.
+  const sim::RankOrder declared = sim::declaration_order(document_.cluster(), plan_->ranks());
+  plan_b_.reset();
+  try {
+    planner::Plan b = *plan_;
+    b.order = declared;
+    b.hosts = planner::host_plans(document_.cluster(), declared, plan_->channels, plan_->ecmp);
+    plan_b_ = std::move(b);
+    scene_b_->set_plan(&*plan_b_, document_.cluster(), plan_channel_->value());
+  } catch (const std::invalid_argument&) {
+    scene_b_->set_plan(nullptr, document_.cluster());
+  }
+  QString times;
+  const std::string digest = declared.digest(document_.cluster());
+  for (const auto& o : outcome.report->orders)
+    if (o.digest == digest)
+      times = QString(": %1 us vs the plan's %2 us")
+                  .arg(o.time.seconds() * 1e6, 0, 'f', 1)
+                  .arg(outcome.report->orders.front().time.seconds() * 1e6, 0, 'f', 1);
+  compare_label_->setText(plan_b_ ? QString("B, declaration order%1").arg(times)
+                                  : QString("B: the declaration order is not host-contiguous, NCCL could not run it"));
   const auto& orders = outcome.report->orders;
   QString summary = QString("Plan: %1, %2 channel(s)").arg(QString::fromStdString(plan_->algorithm)).arg(plan_->channels);
   if (orders.size() > 1)

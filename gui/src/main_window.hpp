@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
   bool show_steps();
   const CollectiveSteps& steps() const { return steps_; }
   void set_step(int step);
+  /// The plan's alternative drawn in the A/B view: the declaration order, same channels.
+  const std::optional<planner::Plan>& plan_b() const { return plan_b_; }
+  ClusterScene& scene_b() { return *scene_b_; }
   /// The plan drawn on the canvas, while the document has not changed since.
   const std::optional<planner::Plan>& plan() const { return plan_; }
   const SimOutcome& last_outcome() const { return outcome_; }
@@ -102,6 +105,11 @@ class MainWindow : public QMainWindow {
   QAction* cancel_ = nullptr;
   QMenu* recent_ = nullptr;
   QGraphicsView* minimap_ = nullptr;
+  // A/B: the same cluster with the scheduler's (declaration) order's rings, beside the plan's.
+  ClusterScene* scene_b_ = nullptr;
+  QGraphicsView* view_b_ = nullptr;
+  QLabel* compare_label_ = nullptr;
+  std::optional<planner::Plan> plan_b_;
   SimJob job_;
   SimOutcome outcome_;
   PlanJob plan_job_;

@@ -181,6 +181,10 @@ class GuiTest : public QObject {
     QCOMPARE(plan.ranks(), 32);
     // The window draws channel 0's ring: one arrow per rank (the ring closes on itself).
     QCOMPARE(w.scene().plan_arrow_count(), std::size_t(plan.ranks()));
+    // A/B: the declaration order's ring beside it, on the same cluster, one arrow per rank too.
+    QVERIFY(w.plan_b().has_value());
+    QCOMPARE(w.plan_b()->order.ranks, w.document().cluster().gpus());
+    QCOMPARE(w.scene_b().plan_arrow_count(), std::size_t(plan.ranks()));
     // Every channel: one arrow per rank per channel.
     w.scene().set_plan(&plan, w.document().cluster(), -1);
     QCOMPARE(w.scene().plan_arrow_count(), std::size_t(plan.ranks() * plan.channels));
