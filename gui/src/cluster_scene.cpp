@@ -63,36 +63,54 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
     return document.position(name).value_or(defaults.at(name));
   };
 
-  // Where each device is drawn (its own box, or its host's box when collapsed).
+  // Where each device is drawn (its own box, or its host's or rack's box when collapsed).
   std::vector<QPointF> centre(t.device_count());
   std::vector<QGraphicsItem*> item_of(t.device_count(), nullptr);
-  for (HostId h = 0; h < HostId(t.host_count()); ++h) {
-    const std::vector<DeviceId> members = t.host_devices(h);
-    if (members.empty()) continue;
+  auto frame_of = [&](const std::vector<DeviceId>& members) {
     QRectF frame;
     for (DeviceId d : members) frame |= QRectF(position(d), QSizeF(kBox, kBox));
-    frame.adjust(-kGap / 2, -kGap / 2 - 14, kGap / 2, kGap / 2);
+    return frame.adjusted(-kGap / 2, -kGap / 2 - 14, kGap / 2, kGap / 2);
+  };
+  // One movable box standing for `members` (a host, or a rack with its hosts and ToR).
+  auto collapse_into_box = [&](const QString& name, const std::vector<DeviceId>& members) {
+    const QRectF frame = frame_of(members);
+    auto* box = addRect(QRectF(0, 0, frame.width(), frame.height()), QPen(Qt::darkGray), QBrush(QColor(235, 240, 228)));
+    box->setPos(frame.topLeft());
+    box->setZValue(1);
+    box->setFlags(QGraphicsItem::ItemIsMovable | QGraphicsItem::ItemIsSelectable);
+    box->setData(kNameRole, name);
+    QStringList member_names;
+    for (DeviceId d : members) member_names << QString::fromStdString(t.device(d).name);
+    box->setData(kHostRole, member_names);
+    box->setToolTip(QString("%1: %2 devices").arg(name).arg(members.size()));
+    auto* label = new QGraphicsSimpleTextItem(name, box);
+    label->setPos(4, 2);
+    label->setZValue(2);
+    ++device_items_;
+    for (DeviceId d : members) {
+      centre[d] = frame.center();
+      item_of[d] = box;
+    }
+  };
+  if (collapse_racks_) {
+    std::vector<std::vector<DeviceId>> racks(t.rack_count());
+    for (DeviceId d = 0; d < t.device_count(); ++d) {
+      const Device& dev = t.device(d);
+      const RackId r = dev.host != kNoHost ? t.host(dev.host).rack : dev.rack;
+      if (r != kNoRack) racks[std::size_t(r)].push_back(d);
+    }
+    for (RackId r = 0; r < RackId(t.rack_count()); ++r)
+      if (!racks[std::size_t(r)].empty()) collapse_into_box(QString::fromStdString(t.rack(r).name), racks[std::size_t(r)]);
+  }
+  for (HostId h = 0; h < HostId(t.host_count()); ++h) {
+    const std::vector<DeviceId> members = t.host_devices(h);
+    if (members.empty() || item_of[members.front()]) continue;  // empty, or inside a collapsed rack
+    const QRectF frame = frame_of(members);
     const QString name = QString::fromStdString(t.host(h).name);
     const bool expanded =
         std::find(expanded_hosts_.begin(), expanded_hosts_.end(), t.host(h).name) != expanded_hosts_.end();
     if (collapse && !expanded) {
-      auto* box = addRect(QRectF(0, 0, frame.width(), frame.height()), QPen(Qt::darkGray), QBrush(QColor(235, 240, 228)));
-      box->setPos(frame.topLeft());
-      box->setZValue(1);
-      box->setFlags(QGraphicsItem::ItemIsMovable | QGraphicsItem::ItemIsSelectable);
-      box->setData(kNameRole, name);
-      QStringList member_names;
-      for (DeviceId d : members) member_names << QString::fromStdString(t.device(d).name);
-      box->setData(kHostRole, member_names);
-      box->setToolTip(QString("%1: %2 devices").arg(name).arg(members.size()));
-      auto* label = new QGraphicsSimpleTextItem(name, box);
-      label->setPos(4, 2);
-      label->setZValue(2);
-      ++device_items_;
-      for (DeviceId d : members) {
-        centre[d] = frame.center();
-        item_of[d] = box;
-      }
+      collapse_into_box(name, members);
       continue;
     }
     auto* outline = addRect(frame, QPen(QColor(170, 170, 170), 1, Qt::DashLine));

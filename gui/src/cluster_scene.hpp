@@ -1,7 +1,8 @@
 // ClusterScene: draws a ScenarioDocument's cluster (QGraphicsScene) and turns mouse drags into
 // move requests; it never changes the document itself (editor.hpp does, through the undo stack).
 //
-// Devices are boxes coloured by kind, hosts frames around their devices, links lines labelled with
+// Devices are boxes coloured by kind, hosts frames around their devices (or, collapsed, one box
+// each; racks can collapse too), links lines labelled with
 // their speed ("400G"), parallel links drawn apart. Positions come from the document's layout
 // section, else from auto_layout() (switch tiers above, hosts in rows). Above kCollapseHosts hosts
 // each host is drawn as one box carrying its devices' outside links (links merged per peer), which
@@ -42,6 +43,8 @@ class ClusterScene : public QGraphicsScene {
   /// hide each other), -1 all of them.
   void set_plan(const planner::Plan* plan, const Topology& topology, int channel = -1);
   std::size_t plan_arrow_count() const { return plan_arrows_; }
+  /// Draws each rack (its hosts and ToR switches) as one box; takes effect at the next rebuild.
+  void set_collapse_racks(bool on) { collapse_racks_ = on; }
   /// Hosts drawn expanded although the scene is collapsed (double-click toggles one).
   void set_expanded_hosts(std::vector<std::string> hosts) { expanded_hosts_ = std::move(hosts); }
   void set_layer_visible(Layer layer, bool visible);
@@ -77,6 +80,7 @@ class ClusterScene : public QGraphicsScene {
   std::size_t plan_arrows_ = 0;
   std::size_t device_items_ = 0, link_items_ = 0;
   bool collapsed_ = false;
+  bool collapse_racks_ = false;
   bool layers_[3] = {true, true, true};
 };
 

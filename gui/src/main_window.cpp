@@ -166,6 +166,13 @@ void MainWindow::build_actions() {
   collapse_ = view->addAction("&Collapse hosts");
   collapse_->setCheckable(true);
   connect(collapse_, &QAction::toggled, this, [this] { refresh(); });
+  QAction* racks = view->addAction("Collapse &racks");
+  racks->setCheckable(true);
+  connect(racks, &QAction::toggled, this, [this](bool on) {
+    scene_->set_collapse_racks(on);
+    scene_b_->set_collapse_racks(on);
+    refresh();
+  });
   QMenu* layers = view->addMenu("&Layers");
   const std::pair<const char*, ClusterScene::Layer> kLayers[] = {
       {"Links", ClusterScene::Layer::Links}, {"Devices", ClusterScene::Layer::Devices}, {"Labels", ClusterScene::Layer::Labels}};
@@ -305,9 +312,20 @@ void MainWindow::update_properties() {
   properties_->addRow("Name", new QLabel(QString::fromStdString(d.name)));
   properties_->addRow("Kind", new QLabel(QString::fromStdString(std::string(to_string(d.kind)))));
   if (d.host != kNoHost) properties_->addRow("Host", new QLabel(QString::fromStdString(t.host(d.host).name)));
-  if (d.kind == DeviceKind::Gpu)
-    properties_->addRow("GPU model", new QLabel(QString::fromStdString(std::string(to_string(d.gpu_model)))));
-  properties_->addRow("Defined", new QLabel(editor_.pointer_of(d.name).empty() ? "by a generator" : "by hand"));
+  const std::string pointer = editor_.pointer_of(d.name);
+  if (d.kind == DeviceKind::Gpu) {
+    // A hand-added GPU's model can be changed here (an undoable edit); a generated one's comes
+    // from its node template.
+    auto* model = new QComboBox(properties_->parentWidget());
+    for (int m = 0; m < kGpuModelCount; ++m) model->addItem(QString::fromStdString(std::string(to_string(GpuModel(m)))));
+    model->setCurrentIndex(int(d.gpu_model));
+    model->setEnabled(!pointer.empty());
+    connect(model, &QComboBox::currentTextChanged, this, [this, pointer](const QString& text) {
+      report(editor_.set_field(pointer + "/gpu_model", text.toStdString()));
+    });
+    properties_->addRow("GPU model", model);
+  }
+  properties_->addRow("Defined", new QLabel(pointer.empty() ? "by a generator" : "by hand"));
   for (const Adjacency& a : t.neighbors(*id)) {
     const Link& l = t.link(a.link);
     properties_->addRow(QString::fromStdString(t.device(a.peer).name),

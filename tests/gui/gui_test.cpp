@@ -71,6 +71,12 @@ class GuiTest : public QObject {
     while (w.undo_stack().canRedo()) w.undo_stack().redo();
     QCOMPARE(w.document().json(), built);
 
+    // A field of a hand-added device, as the property panel sets it.
+    const std::string pointer = e.pointer_of(cpu);
+    QCOMPARE(pointer, std::string("/cluster/devices/0"));
+    QVERIFY(!e.set_field(pointer + "/kind", "toaster").isEmpty());  // refused: not a device kind
+    QCOMPARE(w.document().json(), built);
+
     // Removing the host's NIC takes its links along; undo brings them back.
     QCOMPARE(e.remove({nic}, {}), QString());
     QVERIFY(!w.document().cluster().find_device(nic));
@@ -163,6 +169,13 @@ class GuiTest : public QObject {
     QCOMPARE(w.scene().device_item_count(), std::size_t(128 + 32 + 8));  // hosts, leaves, spines
     QVERIFY(w.scene().link_item_count() < 2000);
     QVERIFY(ms < 20000);  // a generous bound for a loaded CI machine; the figure is printed above
+    // Racks collapse too: one box per rack (the generator puts each leaf's hosts in a rack) plus
+    // the spines, which belong to no rack.
+    w.scene().set_collapse_racks(true);
+    w.scene().rebuild(w.document(), true);
+    QCOMPARE(w.scene().device_item_count(), w.document().cluster().rack_count() + 8);
+    w.scene().set_collapse_racks(false);
+    w.scene().rebuild(w.document(), true);
     // Moving a collapsed host moves all its devices.
     w.scene().select_named("node0");
     const auto members = w.scene().selected_devices();
