@@ -119,7 +119,7 @@ TEST_CASE("top level: an object with known keys, a cluster, and object sections"
   REQUIRE(typo.size() == 2);
   CHECK(typo[0].location == "/clustr");
   CHECK(typo[0].message ==
-        "unknown key \"clustr\" (did you mean 'cluster'?): expected one of ringlab, name, description, cluster, workload, strategy, train, simulate");
+        "unknown key \"clustr\" (did you mean 'cluster'?): expected one of ringlab, name, description, cluster, workload, strategy, train, simulate, layout");
   CHECK(typo[1].location == "/cluster");
   CHECK_THAT(typo[1].message, Catch::StartsWith("missing required field: expected an object describing the cluster"));
 
@@ -129,6 +129,12 @@ TEST_CASE("top level: an object with known keys, a cluster, and object sections"
   p = only_problem(R"({"ringlab": 1, "name": 5, "cluster": {"generate": {"nodes": 1}}})");
   CHECK(p.location == "/name");
   CHECK(p.message == "expected a string, got number 5");
+  // "layout" (ringlab-gui's positions) must be an object; its content is not read.
+  p = only_problem(R"({"ringlab": 1, "cluster": {"generate": {"nodes": 1}}, "layout": 3})");
+  CHECK(p.location == "/layout");
+  CHECK(p.message == "expected an object, got number 3");
+  CHECK(problems_in(R"({"ringlab": 1, "cluster": {"generate": {"nodes": 1}}, "layout": {"positions": {"x": [1, 2]}}})")
+            .empty());
 }
 
 TEST_CASE("unknown kinds list the accepted names", "[scenario][bad-input]") {
