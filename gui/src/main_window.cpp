@@ -38,6 +38,7 @@
 #include <cstring>
 #include <cstdlib>
 
+#include "charts_panel.hpp"
 #include "generator_dialog.hpp"
 #include "layout.hpp"
 #include "ringlab/planner/bundle.hpp"
@@ -107,6 +108,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     progress_->hide();
     cancel_->setEnabled(false);
     show_outcome(outcome);
+    if (outcome.cancelled) queued_algorithms_.clear();
+    if (!queued_algorithms_.empty()) simulate_all();
   });
   refresh();
   update_title();
@@ -139,6 +142,16 @@ void MainWindow::build_actions() {
   action(file, "Save &as...", QKeySequence::SaveAs, [this] { save_as(); });
   action(file, "&Export canvas...", QKeySequence(), [this] { export_canvas(); });
   action(file, "Export launch &bundle...", QKeySequence(), [this] { export_bundle(); });
+  action(file, "Export c&hart...", QKeySequence(), [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export chart", {}, "PNG (*.png);;SVG (*.svg)");
+    if (!path.isEmpty() && !charts_->export_current(path)) QMessageBox::warning(this, "Cannot export", "could not write " + path);
+  });
+  action(file, "Compare with &measurements...", QKeySequence(), [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "nccl-tests output (text or -J JSON)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!charts_->open_measured(path, document_.cluster(), algorithm(), &error)) report(error);
+  });
   file->addSeparator();
   action(file, "&Quit", QKeySequence::Quit, [this] { close(); });
 
@@ -163,6 +176,10 @@ void MainWindow::build_actions() {
   QMenu* view = menuBar()->addMenu("&View");
   action(view, "Zoom to &fit", QKeySequence("Ctrl+0"), [this] { fit(); });
   action(view, "&Automatic layout", QKeySequence("Ctrl+L"), [this] { auto_layout(); });
+  action(view, "&Timeline (16 MiB)", QKeySequence("Ctrl+T"), [this] {
+    QString error;
+    if (!charts_->show_timeline(document_.cluster(), algorithm(), Bytes{std::int64_t(16) << 20}, &error)) report(error);
+  });
   collapse_ = view->addAction("&Collapse hosts");
   collapse_->setCheckable(true);
   connect(collapse_, &QAction::toggled, this, [this] { refresh(); });
@@ -193,6 +210,13 @@ void MainWindow::build_actions() {
   QAction* run = bar->addAction("Simulate");
   run->setShortcut(QKeySequence("Ctrl+R"));
   connect(run, &QAction::triggered, this, [this] { simulate(); });
+  QAction* all = bar->addAction("All");
+  all->setToolTip("Simulate every algorithm of the list in turn (a sweep over algorithms); lines accumulate");
+  connect(all, &QAction::triggered, this, [this] {
+    queued_algorithms_.clear();
+    for (int i = 0; i < algorithm_->count(); ++i) queued_algorithms_.push_back(algorithm_->itemText(i).toStdString());
+    simulate_all();
+  });
   QAction* plan = bar->addAction("Plan");
   plan->setToolTip("Plan the rank order (what `ringlab plan` does) and draw its rings on the canvas");
   connect(plan, &QAction::triggered, this, [this] {
@@ -271,10 +295,9 @@ void MainWindow::build_docks() {
   compare_layout->addWidget(view_b_);
   dock("B: declaration order", compare, Qt::RightDockWidgetArea);
 
-  chart_ = new QChartView(this);
-  chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(220);
-  dock("Bus bandwidth", chart_, Qt::BottomDockWidgetArea);
+  charts_ = new ChartsPanel(this);
+  charts_->setMinimumHeight(240);
+  dock("Charts", charts_, Qt::BottomDockWidgetArea);
 }
 
 void MainWindow::refresh() {
@@ -434,37 +457,20 @@ void MainWindow::simulate() {
   statusBar()->showMessage("Simulating...");
 }
 
+void MainWindow::simulate_all() {
+  if (queued_algorithms_.empty() || job_.running()) return;
+  const std::string next = queued_algorithms_.front();
+  queued_algorithms_.erase(queued_algorithms_.begin());
+  job_.start(document_.cluster(), next, SimJob::default_sizes());
+  progress_->setRange(0, 100);
+  progress_->show();
+  cancel_->setEnabled(true);
+  statusBar()->showMessage(QString("Simulating %1...").arg(QString::fromStdString(next)));
+}
+
 void MainWindow::show_outcome(const SimOutcome& outcome) {
   outcome_ = outcome;
-  auto* chart = new QChart();
-  auto* series = new QLineSeries(chart);
-  auto* dots = new QScatterSeries(chart);
-  dots->setMarkerSize(7);
-  series->setName(QString::fromStdString(outcome.algorithm));
-  for (const SimPoint& p : outcome.points) {
-    series->append(double(p.size.count()), p.busbw_gbps);
-    dots->append(double(p.size.count()), p.busbw_gbps);
-  }
-  chart->addSeries(series);
-  chart->addSeries(dots);
-  chart->legend()->markers(dots).front()->setVisible(false);
-  auto* x = new QLogValueAxis(chart);
-  x->setBase(2);
-  x->setTitleText("message size (bytes, log2)");
-  x->setLabelFormat("%.0f");
-  auto* y = new QValueAxis(chart);
-  y->setTitleText("busbw (GB/s)");
-  y->setMin(0);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(series), static_cast<QAbstractSeries*>(dots)}) {
-    s->attachAxis(x);
-    s->attachAxis(y);
-  }
-  chart->setTitle(QString("allreduce, %1 GPUs").arg(document_.cluster().gpus().size()));
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  charts_->add_outcome(outcome);
   if (outcome.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome.utilisation);
   if (outcome.cancelled)
     statusBar()->showMessage("Simulation cancelled");

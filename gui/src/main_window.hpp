@@ -16,7 +16,6 @@
 #include "steps.hpp"
 
 class QAction;
-class QChartView;
 class QComboBox;
 class QFormLayout;
 class QGraphicsView;
@@ -29,6 +28,8 @@ class QSpinBox;
 
 namespace ringlab::gui {
 
+class ChartsPanel;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -39,6 +40,7 @@ class MainWindow : public QMainWindow {
   Editor& editor() { return editor_; }
   QUndoStack& undo_stack() { return stack_; }
   ClusterScene& scene() { return *scene_; }
+  ChartsPanel& charts() { return *charts_; }
   SimJob& job() { return job_; }
   PlanJob& plan_job() { return plan_job_; }
   /// Shows a finished plan: its rings on the canvas, its summary in the status line.
@@ -82,6 +84,8 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void report(const QString& error);
   void simulate();
+  /// Simulates every algorithm of the toolbar's list in turn; their lines accumulate on the chart.
+  void simulate_all();
   void generate();
   void export_canvas();
   void delete_selection();
@@ -97,7 +101,8 @@ class MainWindow : public QMainWindow {
   QGraphicsView* view_ = nullptr;
   QListWidget* palette_ = nullptr;
   QFormLayout* properties_ = nullptr;
-  QChartView* chart_ = nullptr;
+  ChartsPanel* charts_ = nullptr;
+  std::vector<std::string> queued_algorithms_;  ///< "Simulate all": the ones still to run
   QComboBox* algorithm_ = nullptr;
   QSpinBox* plan_channel_ = nullptr;  ///< which planned ring to draw; -1 all
   QProgressBar* progress_ = nullptr;

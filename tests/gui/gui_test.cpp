@@ -9,7 +9,10 @@
 #include <QtTest>
 
 #include "layout.hpp"
+#include "charts_panel.hpp"
 #include "main_window.hpp"
+#include "ringlab/sim/nccl_tests.hpp"
+#include "ringlab/sim/predict.hpp"
 #include "ringlab/planner/bundle.hpp"
 #include "steps.hpp"
 #include "ringlab/sim/run_collective.hpp"
@@ -276,6 +279,59 @@ class GuiTest : public QObject {
     planner::write_bundle(w.document().cluster(), *w.plan(), dir.path().toStdString());
     QVERIFY(QFile::exists(dir.filePath("hostfile")));
     QVERIFY(planner::check_bundle(w.document().cluster(), dir.path().toStdString()).empty());
+  }
+
+  void charts_accumulate_compare_and_draw_timelines() {
+    MainWindow w;
+    ChartsPanel& charts = w.charts();
+    const std::vector<Bytes> sizes{Bytes{1 << 20}, Bytes{16 << 20}};
+    const SimOutcome ring = SimJob::run(w.document().cluster(), "ring", sizes);
+    const SimOutcome tree = SimJob::run(w.document().cluster(), "tree", sizes);
+    w.show_outcome(ring);
+    w.show_outcome(tree);
+    QCOMPARE(charts.lines().size(), std::size_t(2));
+    QCOMPARE(charts.lines().at("tree")[1].busbw_gbps, tree.points[1].busbw_gbps);
+    w.show_outcome(ring);  // the same algorithm again replaces its line
+    QCOMPARE(charts.lines().size(), std::size_t(2));
+
+    // Predicted vs measured on a real nccl-tests output (one H100, all_reduce_perf, 14 sizes): the
+    // measured times are the file's out-of-place column (read by hand: 92.31 us at 128 MiB,
+    // 359.98 us at 512 MiB), the predictions those of sim::predict_measured.
+    const QString file = QString(RINGLAB_TESTS_DATA_DIR) + "/nccl_tests/h100-1gpu/all_reduce_perf.txt";
+    QString error;
+    const auto comparison = charts.open_measured(file, w.document().cluster(), "ring", &error);
+    QVERIFY2(comparison.has_value(), qPrintable(error));
+    QCOMPARE(comparison->rows.size(), std::size_t(14));
+    QCOMPARE(comparison->rows[12].message, Bytes{134217728});
+    QCOMPARE(comparison->rows[12].measured, Duration::from_us(92.31));
+    QCOMPARE(comparison->rows[13].measured, Duration::from_us(359.98));
+    const auto measured = sim::load_measurements(file.toStdString());
+    sim::PredictOptions options;
+    options.algorithm = sim::Algorithm::Ring;
+    options.calibration = sim::Calibration::pure();
+    const auto predicted = sim::predict_measured(w.document().cluster(), measured, options, file.toStdString());
+    QCOMPARE(comparison->rows[13].predicted, predicted[13].time);
+    // A file that is not nccl-tests output: an error naming it, no crash.
+    QVERIFY(!charts.open_measured(QString(RINGLAB_SCENARIO_DIR) + "/dgx-h100.json", w.document().cluster(), "ring", &error));
+    QVERIFY(error.contains("dgx-h100.json"));
+
+    // Timeline of a 16-rank ring at 1 MiB: a row per rank, the last bar ends at the collective's time.
+    const auto r = charts.show_timeline(w.document().cluster(), "ring", Bytes{1 << 20}, &error);
+    QVERIFY2(r.has_value(), qPrintable(error));
+    QCOMPARE(charts.timeline_rows(), 16);
+    QCOMPARE(charts.timeline_end_us(), r->time.seconds() * 1e6);
+
+    // Export: PNG and SVG of the visible tab.
+    QTemporaryDir dir;
+    w.resize(1000, 700);
+    w.show();
+    QVERIFY(charts.export_current(dir.filePath("timeline.png")));
+    QVERIFY(QImage(dir.filePath("timeline.png")).width() > 100);
+    charts.setCurrentIndex(ChartsPanel::kBusbw);
+    QVERIFY(charts.export_current(dir.filePath("busbw.svg")));
+    QFile svg(dir.filePath("busbw.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
   }
 
   void screenshot_renders_the_window() {
