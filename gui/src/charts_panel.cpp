@@ -9,7 +9,10 @@
 #include <QGraphicsView>
 #include <QLabel>
 #include <QLegend>
+#include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QLineSeries>
+#include <QStackedBarSeries>
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QSvgGenerator>
@@ -22,6 +25,7 @@
 #include "ringlab/sim/nccl_tests.hpp"
 #include "ringlab/sim/predict.hpp"
 #include "ringlab/sim/run_collective.hpp"
+#include "ringlab/sim/training.hpp"
 #include "ringlab/topology/error.hpp"
 
 namespace ringlab::gui {
@@ -68,6 +72,10 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QTabWidget(parent) {
   addTab(tab(this, nullptr, busbw_), "Bus bandwidth");
   addTab(tab(this, &measured_label_, measured_), "Predicted vs measured");
   addTab(tab(this, &timeline_label_, timeline_view_), "Timeline");
+  breakdown_view_ = new QChartView(this);
+  breakdown_view_->setRenderHint(QPainter::Antialiasing);
+  addTab(tab(this, &breakdown_label_, breakdown_view_), "Step breakdown");
+  breakdown_label_->setText("View > Step breakdown: for a scenario with a training job (\"workload\")");
   measured_label_->setText("File > Compare with measurements: an nccl-tests output (text or -J JSON)");
   timeline_label_->setText("View > Timeline: one collective's ops per rank");
   redraw_busbw();
@@ -229,6 +237,61 @@ std::optional<sim::Result> ChartsPanel::show_timeline(const Topology& cluster, c
                                .arg(total_us, 0, 'f', 1));
   setCurrentIndex(kTimeline);
   return r;
+}
+
+int ChartsPanel::show_breakdown(const Scenario& scenario, QString* error) {
+  if (scenario.workload.empty()) {
+    if (error) *error = "the scenario has no training job: add a \"workload\" section (docs/training.md)";
+    return 0;
+  }
+  sim::TrainReport report;
+  try {
+    report = sim::run_training(sim::train_job_from_scenario(scenario), scenario.cluster, scenario.name);
+  } catch (const std::exception& e) {  // InputError from the job's sections, invalid_argument from the strategy
+    if (error) *error = e.what();
+    return 0;
+  }
+  breakdown_.clear();
+  auto ms = [](Duration d) { return d.seconds() * 1e3; };
+  auto add = [&](const std::string& name, const sim::StepResult& step) {
+    breakdown_[name] = {ms(step.compute), ms(step.exposed_comm()), ms(step.overlap())};
+  };
+  add(std::string(sim::to_string(report.job.strategy.kind)) + " (the job's)", report.step);
+  for (const auto& alternative : report.alternatives)
+    if (alternative.step) add(std::string(sim::to_string(alternative.kind)), *alternative.step);
+  auto* chart = new QChart();
+  chart->setTitle("one optimizer step (ms): compute, exposed and overlapped communication");
+  auto* series = new QStackedBarSeries(chart);
+  const char* parts[3] = {"compute", "exposed communication", "overlapped communication"};
+  QStringList names;
+  for (const auto& [name, values] : breakdown_) names << QString::fromStdString(name);
+  double top = 0;
+  for (int part = 0; part < 3; ++part) {
+    auto* set = new QBarSet(parts[part], series);
+    for (const auto& [name, values] : breakdown_) *set << values[std::size_t(part)];
+    series->append(set);
+  }
+  for (const auto& [name, values] : breakdown_) top = std::max(top, values[0] + values[1] + values[2]);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis(chart);
+  x->append(names);
+  auto* y = new QValueAxis(chart);
+  y->setTitleText("ms");
+  y->setRange(0, top * 1.1);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  QChart* old = breakdown_view_->chart();
+  breakdown_view_->setChart(chart);
+  delete old;
+  breakdown_label_->setText(QString("%1: step %2 ms, %3 % of it exposed communication (compute + exposed = step; "
+                                    "the overlapped part runs during backward)")
+                                .arg(QString::fromStdString(scenario.name))
+                                .arg(ms(report.step.step), 0, 'f', 2)
+                                .arg(report.step.comm_fraction() * 100, 0, 'f', 1));
+  setCurrentIndex(kBreakdown);
+  return int(breakdown_.size());
 }
 
 bool ChartsPanel::export_current(const QString& path) {

@@ -4,12 +4,16 @@
 //   Predicted vs measured an nccl-tests output (text or -J JSON) read with the library's reader, every
 //                         run predicted on the cluster (sim::predict_measured, what `ringlab compare`
 //                         does), both times against size on log-log axes, median and worst error;
-//   Timeline              one collective's ops per rank over time (Result::timeline).
+//   Timeline              one collective's ops per rank over time (Result::timeline);
+//   Step breakdown        for a scenario with a training job: compute, exposed communication and
+//                         overlapped communication of one optimizer step, for the job's strategy and
+//                         every alternative the trainer evaluates (sim::run_training, `ringlab train`).
 // export_current() writes the visible tab as PNG or SVG.
 #pragma once
 
 #include <QTabWidget>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +21,7 @@
 
 #include "ringlab/sim/compare.hpp"
 #include "ringlab/sim/result.hpp"
+#include "ringlab/topology/scenario.hpp"
 #include "sim_job.hpp"
 
 class QChartView;
@@ -30,7 +35,7 @@ class ChartsPanel : public QTabWidget {
   Q_OBJECT
 
  public:
-  enum Tab { kBusbw, kMeasured, kTimeline };
+  enum Tab { kBusbw, kMeasured, kTimeline, kBreakdown };
   /// Timelines draw at most this many ranks (the first ones) and say so.
   static constexpr int kTimelineRanks = 64;
 
@@ -57,6 +62,13 @@ class ChartsPanel : public QTabWidget {
   /// Right end of the last bar drawn, in microseconds.
   double timeline_end_us() const { return timeline_end_us_; }
 
+  /// Runs the scenario's training job (sim::run_training) and draws the step breakdown per strategy.
+  /// Returns the number of strategies drawn; 0 with the reason in `error` (no workload, a strategy
+  /// that cannot run).
+  int show_breakdown(const Scenario& scenario, QString* error);
+  /// The bars drawn: per strategy name, (compute, exposed, overlap) in milliseconds.
+  const std::map<std::string, std::array<double, 3>>& breakdown() const { return breakdown_; }
+
   /// Writes the current tab to `path`: SVG by extension ".svg", else PNG. False when not written.
   bool export_current(const QString& path);
 
@@ -69,6 +81,9 @@ class ChartsPanel : public QTabWidget {
   QGraphicsScene* timeline_scene_ = nullptr;
   QGraphicsView* timeline_view_ = nullptr;
   QLabel* timeline_label_ = nullptr;
+  QChartView* breakdown_view_ = nullptr;
+  QLabel* breakdown_label_ = nullptr;
+  std::map<std::string, std::array<double, 3>> breakdown_;
   std::map<std::string, std::vector<SimPoint>> lines_;
   int timeline_rows_ = 0;
   double timeline_end_us_ = 0;

@@ -176,6 +176,10 @@ void MainWindow::build_actions() {
   QMenu* view = menuBar()->addMenu("&View");
   action(view, "Zoom to &fit", QKeySequence("Ctrl+0"), [this] { fit(); });
   action(view, "&Automatic layout", QKeySequence("Ctrl+L"), [this] { auto_layout(); });
+  action(view, "Step &breakdown", QKeySequence("Ctrl+B"), [this] {
+    QString error;
+    if (charts_->show_breakdown(document_.scenario(), &error) == 0) report(error);
+  });
   action(view, "&Timeline (16 MiB)", QKeySequence("Ctrl+T"), [this] {
     QString error;
     if (!charts_->show_timeline(document_.cluster(), algorithm(), Bytes{std::int64_t(16) << 20}, &error)) report(error);

@@ -13,6 +13,7 @@
 #include "main_window.hpp"
 #include "ringlab/sim/nccl_tests.hpp"
 #include "ringlab/sim/predict.hpp"
+#include "ringlab/sim/training.hpp"
 #include "ringlab/planner/bundle.hpp"
 #include "steps.hpp"
 #include "ringlab/sim/run_collective.hpp"
@@ -320,6 +321,21 @@ class GuiTest : public QObject {
     QVERIFY2(r.has_value(), qPrintable(error));
     QCOMPARE(charts.timeline_rows(), 16);
     QCOMPARE(charts.timeline_end_us(), r->time.seconds() * 1e6);
+
+    // Step breakdown: none for a scenario without a training job; for one with, compute plus
+    // exposed communication is the step, as `ringlab train` reports it.
+    QCOMPARE(charts.show_breakdown(w.document().scenario(), &error), 0);
+    QVERIFY(error.contains("workload"));
+    MainWindow trainer;
+    QVERIFY(trainer.open_file(QString(RINGLAB_SCENARIO_DIR) + "/brief-4x8-v100.json", false));
+    QVERIFY(trainer.charts().show_breakdown(trainer.document().scenario(), &error) >= 1);
+    const sim::TrainReport report = sim::run_training(sim::train_job_from_scenario(trainer.document().scenario()),
+                                                      trainer.document().cluster(), "brief");
+    const auto own = std::find_if(trainer.charts().breakdown().begin(), trainer.charts().breakdown().end(),
+                                  [](const auto& entry) { return entry.first.ends_with("(the job's)"); });
+    QVERIFY(own != trainer.charts().breakdown().end());
+    QVERIFY(qFuzzyCompare(own->second[0] + own->second[1], report.step.step.seconds() * 1e3));
+    QVERIFY(qFuzzyCompare(own->second[0], report.step.compute.seconds() * 1e3));
 
     // Export: PNG and SVG of the visible tab.
     QTemporaryDir dir;
