@@ -21,6 +21,7 @@ constexpr double kBox = kDeviceBox;
 constexpr double kGap = 12;  ///< around host frames
 constexpr int kNameRole = 0;      ///< QGraphicsItem::data key: device name
 constexpr int kHostRole = 1;      ///< data key: a collapsed host box's device names (QStringList)
+constexpr int kLinkRole = 2;      ///< data key: a link line's link id (one link drawn alone)
 
 QColor kind_colour(DeviceKind kind) {
   switch (kind) {
@@ -179,6 +180,10 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
       auto* line = addLine(QLineF(p + offset, q + offset), QPen(QColor(90, 90, 90), 1));
       line->setZValue(0);
       const LinkId first = links[i];
+      if (lines == links.size()) {  // one line per link: selectable, for the property panel
+        line->setFlag(QGraphicsItem::ItemIsSelectable);
+        line->setData(kLinkRole, qulonglong(first));
+      }
       const Link& link = t.link(first);
       const QString tip = lines == 1 && links.size() > 1
                               ? QString("%1 links, %2 each").arg(links.size()).arg(speed_label(link))
@@ -327,13 +332,19 @@ void ClusterScene::set_layer_visible(Layer layer, bool visible) {
     if (item->zValue() == z && item->parentItem() == nullptr) item->setVisible(visible);
 }
 
+std::optional<LinkId> ClusterScene::selected_link() const {
+  const QList<QGraphicsItem*> selected = selectedItems();
+  if (selected.size() != 1 || !selected.front()->data(kLinkRole).isValid()) return std::nullopt;
+  return LinkId(selected.front()->data(kLinkRole).toULongLong());
+}
+
 std::vector<std::string> ClusterScene::selected_devices() const {
   std::vector<std::string> out;
   for (QGraphicsItem* item : selectedItems()) {
     const QStringList members = item->data(kHostRole).toStringList();
     for (const QString& m : members) out.push_back(m.toStdString());
     const QString name = item->data(kNameRole).toString();
-    if (members.isEmpty() && !name.isEmpty()) out.push_back(name.toStdString());
+    if (members.isEmpty() && !name.isEmpty() && !item->data(kLinkRole).isValid()) out.push_back(name.toStdString());
   }
   std::sort(out.begin(), out.end());
   return out;

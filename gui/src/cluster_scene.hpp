@@ -15,6 +15,7 @@
 #include <QPointF>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class ClusterScene : public QGraphicsScene {
 
   /// Names of the selected devices (collapsed hosts stand for all their devices).
   std::vector<std::string> selected_devices() const;
+  /// The link selected alone (a link drawn as its own line), if any.
+  std::optional<LinkId> selected_link() const;
   /// Selects the device with this name, if drawn, and returns its item's centre.
   bool select_named(const std::string& name);
   std::size_t device_item_count() const { return device_items_; }

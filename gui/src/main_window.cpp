@@ -15,6 +15,7 @@
 #include <QGraphicsView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QListWidget>
@@ -321,6 +322,25 @@ void MainWindow::update_properties() {
   while (properties_->rowCount() > 0) properties_->removeRow(0);
   const Topology& t = document_.cluster();
   const auto selected = scene_->selected_devices();
+  if (const auto link = scene_->selected_link(); link && selected.empty()) {
+    const Link& l = t.link(*link);
+    const std::string name = t.device(l.a).name + "--" + t.device(l.b).name;
+    properties_->addRow("Link", new QLabel(QString::fromStdString(name)));
+    properties_->addRow("Kind", new QLabel(QString::fromStdString(std::string(to_string(l.kind)))));
+    properties_->addRow("Lanes", new QLabel(QString::number(l.lanes)));
+    properties_->addRow("Latency", new QLabel(QString::fromStdString(to_string(l.latency))));
+    properties_->addRow("Overhead", new QLabel(QString::fromStdString(to_string(l.overhead))));
+    // A hand-added link's bandwidth is editable (a unit string, as in the scenario file).
+    const std::string pointer = editor_.pointer_of(name);
+    auto* bandwidth = new QLineEdit(QString::fromStdString(to_string(l.bandwidth)), properties_->parentWidget());
+    bandwidth->setEnabled(!pointer.empty());
+    connect(bandwidth, &QLineEdit::editingFinished, this, [this, pointer, bandwidth] {
+      report(editor_.set_field(pointer + "/bandwidth", bandwidth->text().toStdString()));
+    });
+    properties_->addRow("Bandwidth", bandwidth);
+    properties_->addRow("Defined", new QLabel(pointer.empty() ? "by a generator" : "by hand"));
+    return;
+  }
   if (selected.empty()) {
     properties_->addRow("Scenario", new QLabel(QString::fromStdString(document_.scenario().name)));
     properties_->addRow("GPUs", new QLabel(QString::number(t.gpus().size())));

@@ -3,6 +3,7 @@
 // collapse a large one, run a simulation (synchronously and on the worker thread, with cancel) and
 // read the result, open a 1,024-GPU fat tree within a measured time, and render a screenshot.
 #include <QElapsedTimer>
+#include <QGraphicsItem>
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -80,6 +81,20 @@ class GuiTest : public QObject {
     QCOMPARE(pointer, std::string("/cluster/devices/0"));
     QVERIFY(!e.set_field(pointer + "/kind", "toaster").isEmpty());  // refused: not a device kind
     QCOMPARE(w.document().json(), built);
+
+    // A hand-added link's bandwidth, as the property panel sets it; a link line selects alone.
+    const std::string link = e.pointer_of(nic + "--" + cpu);
+    QCOMPARE(link, std::string("/cluster/links/0"));
+    QCOMPARE(e.set_field(link + "/bandwidth", "50Gbps"), QString());
+    QCOMPARE(t.link(t.neighbors(t.device_by_name(cpu))[0].link).bandwidth.bits_per_second(), 50e9);
+    w.undo_stack().undo();
+    for (QGraphicsItem* item : w.scene().items())
+      if (item->flags() & QGraphicsItem::ItemIsSelectable && item->data(2).isValid()) {
+        item->setSelected(true);
+        break;
+      }
+    QVERIFY(w.scene().selected_link().has_value());
+    QVERIFY(w.scene().selected_devices().empty());
 
     // Removing the host's NIC takes its links along; undo brings them back.
     QCOMPARE(e.remove({nic}, {}), QString());
