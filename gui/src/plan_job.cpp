@@ -3,6 +3,8 @@
 
 #include <QThread>
 
+#include "worker.hpp"
+
 #include <stdexcept>
 
 #include "ringlab/topology/error.hpp"
@@ -31,17 +33,14 @@ PlanOutcome PlanJob::run(const Scenario& scenario, double time_limit_seconds) {
 
 bool PlanJob::start(const Scenario& scenario, double time_limit_seconds) {
   if (running_) return false;
-  if (thread_) thread_->wait();
   running_ = true;
   auto copy = std::make_shared<Scenario>(scenario);
-  thread_.reset(QThread::create([this, copy, time_limit_seconds] {
-    PlanOutcome outcome = run(*copy, time_limit_seconds);
-    QMetaObject::invokeMethod(this, [this, outcome = std::move(outcome)] {
-      running_ = false;
-      emit finished(outcome);
-    }, Qt::QueuedConnection);
-  }));
-  thread_->start();
+  run_in_worker(
+      this, thread_, [copy, time_limit_seconds] { return run(*copy, time_limit_seconds); },
+      [this](PlanOutcome outcome) {
+        running_ = false;
+        emit finished(outcome);
+      });
   return true;
 }
 

@@ -3,6 +3,8 @@
 
 #include <QThread>
 
+#include "worker.hpp"
+
 #include <algorithm>
 
 #include "ringlab/sim/collectives.hpp"
@@ -74,18 +76,18 @@ SimOutcome SimJob::run(const Topology& cluster, const std::string& algorithm, co
 
 bool SimJob::start(const Topology& cluster, const std::string& algorithm, std::vector<Bytes> sizes) {
   if (running_) return false;
-  if (thread_) thread_->wait();
   running_ = true;
   cancel_ = false;
   auto copy = std::make_shared<Topology>(cluster);
-  thread_.reset(QThread::create([this, copy, algorithm, sizes = std::move(sizes)] {
-    SimOutcome outcome = run(*copy, algorithm, sizes, &cancel_, [this](int p) { emit progress(p); });
-    QMetaObject::invokeMethod(this, [this, outcome = std::move(outcome)] {
-      running_ = false;
-      emit finished(outcome);
-    }, Qt::QueuedConnection);
-  }));
-  thread_->start();
+  run_in_worker(
+      this, thread_,
+      [this, copy, algorithm, sizes = std::move(sizes)] {
+        return run(*copy, algorithm, sizes, &cancel_, [this](int p) { emit progress(p); });
+      },
+      [this](SimOutcome outcome) {
+        running_ = false;
+        emit finished(outcome);
+      });
   return true;
 }
 
