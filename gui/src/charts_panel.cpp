@@ -24,6 +24,7 @@
 
 #include "ringlab/sim/nccl_tests.hpp"
 #include "ringlab/sim/predict.hpp"
+#include "ringlab/sim/result_json.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/topology/error.hpp"
@@ -122,7 +123,10 @@ std::optional<sim::Comparison> ChartsPanel::open_measured(const QString& path, c
                                                           const std::string& algorithm, QString* error) {
   sim::Comparison comparison;
   try {
-    const std::vector<sim::Result> measured = sim::load_measurements(path.toStdString());
+    // A ringlab.results file (ringlab-validate's) or an nccl-tests output.
+    const std::string file = path.toStdString();
+    const bool results = path.endsWith(".json") && read_json_file(file, "measurements").value("schema", "") == "ringlab.results";
+    const std::vector<sim::Result> measured = results ? sim::load_results(file) : sim::load_measurements(file);
     sim::PredictOptions options;
     const auto a = sim::find_algorithm(algorithm);
     if (!a) throw InputError("", "algorithm", "unknown algorithm \"" + algorithm + "\"");

@@ -1,7 +1,8 @@
 // ChartsPanel: the window's charts, one tab each (Qt Charts, plus a drawn Gantt chart):
 //   Bus bandwidth         busbw against message size, one line per algorithm simulated (a run of
 //                         the same algorithm replaces its line), so runs accumulate into a comparison;
-//   Predicted vs measured an nccl-tests output (text or -J JSON) read with the library's reader, every
+//   Predicted vs measured an nccl-tests output (text or -J JSON) or a ringlab.results file from
+//                         ringlab-validate, read with the library's readers, every
 //                         run predicted on the cluster (sim::predict_measured, what `ringlab compare`
 //                         does), both times against size on log-log axes, median and worst error;
 //   Timeline              one collective's ops per rank over time (Result::timeline);
@@ -47,7 +48,7 @@ class ChartsPanel : public QTabWidget {
   /// Lines on the busbw chart, by algorithm.
   const std::map<std::string, std::vector<SimPoint>>& lines() const { return lines_; }
 
-  /// Reads `path` (nccl-tests text or -J JSON), predicts every run on `cluster` with `algorithm`
+  /// Reads `path` (nccl-tests text or -J JSON, or ringlab.results), predicts every run on `cluster` with `algorithm`
   /// (pure calibration, nccl's for "nccl") and plots both. On a bad file returns nullopt and the
   /// reader's message (naming the file) in `error`; the tab keeps what it showed.
   std::optional<sim::Comparison> open_measured(const QString& path, const Topology& cluster,

@@ -205,7 +205,7 @@ void ClusterScene::rebuild(const ScenarioDocument& document, bool collapse) {
       }
     }
   }
-  for (int layer = 0; layer < 3; ++layer) set_layer_visible(Layer(layer), layers_[layer]);
+  for (int layer = 0; layer < 4; ++layer) set_layer_visible(Layer(layer), layers_[layer]);
   device_item_ = std::move(item_of);
 }
 
@@ -306,8 +306,9 @@ void ClusterScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
   }
 }
 
-void ClusterScene::set_utilisation(std::vector<double> per_link) {
+void ClusterScene::set_utilisation(std::vector<double> per_link, std::vector<LinkId> bottlenecks) {
   utilisation_ = std::move(per_link);
+  bottlenecks_ = std::move(bottlenecks);
   restyle_links();
 }
 
@@ -320,14 +321,17 @@ void ClusterScene::restyle_links() {
         continue;
       }
       const QColor colour = QColor::fromHsvF(float((1.0 - u) / 3.0), 0.9f, 0.85f);  // green -> red
-      line->setPen(QPen(colour, 1 + 5 * u));
+      const bool bottleneck = std::find(bottlenecks_.begin(), bottlenecks_.end(), l) != bottlenecks_.end();
+      line->setPen(QPen(colour, 1 + 5 * u, bottleneck ? Qt::DashLine : Qt::SolidLine));
+      line->setToolTip(line->toolTip().section(" |", 0, 0) +
+                       QString(" | utilisation %1 %%2").arg(u * 100, 0, 'f', 1).arg(bottleneck ? ", a bottleneck" : ""));
     }
   }
 }
 
 void ClusterScene::set_layer_visible(Layer layer, bool visible) {
   layers_[int(layer)] = visible;
-  const double z = layer == Layer::Links ? 0 : layer == Layer::Devices ? 1 : 2;
+  const double z = double(int(layer));
   for (QGraphicsItem* item : items())
     if (item->zValue() == z && item->parentItem() == nullptr) item->setVisible(visible);
 }

@@ -7,7 +7,8 @@
 // section, else from auto_layout() (switch tiers above, hosts in rows). Above kCollapseHosts hosts
 // each host is drawn as one box carrying its devices' outside links (links merged per peer), which
 // keeps a 1,024-GPU fat tree to a few thousand items. Layers: links (z 0), devices (z 1), labels
-// (z 2), each can be hidden. After a simulation, links take the colour and width of their busiest
+// (z 2), overlays (z 3), each can be hidden. The busiest links (Result::bottlenecks) get a dashed
+// black outline. After a simulation, links take the colour and width of their busiest
 // direction's utilisation.
 #pragma once
 
@@ -29,14 +30,17 @@ class ClusterScene : public QGraphicsScene {
 
  public:
   static constexpr std::size_t kCollapseHosts = 64;
-  enum class Layer { Links, Devices, Labels };
+  /// Layers by z value: fabric and host links (0), devices (1), labels (2), overlays: the plan's
+  /// rings and rank numbers (3).
+  enum class Layer { Links, Devices, Labels, Overlays };
 
   explicit ClusterScene(QObject* parent = nullptr);
 
   /// Redraws from the document. `collapse`: hosts as single boxes (default above kCollapseHosts).
   void rebuild(const ScenarioDocument& document, bool collapse);
   /// Utilisation in [0, 1] per link id (Result::directions, the busier direction); empty clears.
-  void set_utilisation(std::vector<double> per_link);
+  /// `bottlenecks` (link ids) are outlined.
+  void set_utilisation(std::vector<double> per_link, std::vector<LinkId> bottlenecks = {});
   /// Draws a plan's rings over the cluster (nullptr clears): per channel, in its own colour, an
   /// arrow from each rank's GPU to the next (between host boxes when collapsed, labelled with the
   /// NICs the channel leaves and enters by), and rank numbers on the GPUs (up to 512 ranks).
@@ -75,6 +79,7 @@ class ClusterScene : public QGraphicsScene {
   void restyle_links();
 
   std::vector<double> utilisation_;
+  std::vector<LinkId> bottlenecks_;
   std::vector<std::vector<class QGraphicsLineItem*>> link_lines_;  ///< per link id: its drawn lines
   std::map<QGraphicsItem*, QPointF> press_positions_;
   std::vector<QGraphicsItem*> device_item_;  ///< per device id: the item it is drawn as
@@ -84,7 +89,7 @@ class ClusterScene : public QGraphicsScene {
   std::size_t device_items_ = 0, link_items_ = 0;
   bool collapsed_ = false;
   bool collapse_racks_ = false;
-  bool layers_[3] = {true, true, true};
+  bool layers_[4] = {true, true, true, true};
 };
 
 }  // namespace ringlab::gui

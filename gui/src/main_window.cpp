@@ -197,7 +197,8 @@ void MainWindow::build_actions() {
   });
   QMenu* layers = view->addMenu("&Layers");
   const std::pair<const char*, ClusterScene::Layer> kLayers[] = {
-      {"Links", ClusterScene::Layer::Links}, {"Devices", ClusterScene::Layer::Devices}, {"Labels", ClusterScene::Layer::Labels}};
+      {"Links", ClusterScene::Layer::Links}, {"Devices", ClusterScene::Layer::Devices}, {"Labels", ClusterScene::Layer::Labels},
+      {"Overlays", ClusterScene::Layer::Overlays}};
   for (const auto& [name, layer] : kLayers) {
     QAction* a = layers->addAction(name);
     a->setCheckable(true);
@@ -308,7 +309,7 @@ void MainWindow::build_docks() {
 void MainWindow::refresh() {
   const bool collapse = collapse_->isChecked() || document_.cluster().host_count() > ClusterScene::kCollapseHosts;
   scene_->rebuild(document_, collapse);
-  if (outcome_.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome_.utilisation);
+  if (outcome_.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome_.utilisation, outcome_.bottlenecks);
   if (plan_) scene_->set_plan(&*plan_, document_.cluster(), plan_channel_->value());
   minimap_->fitInView(scene_->itemsBoundingRect(), Qt::KeepAspectRatio);
   scene_b_->rebuild(document_, collapse);
@@ -495,7 +496,7 @@ void MainWindow::simulate_all() {
 void MainWindow::show_outcome(const SimOutcome& outcome) {
   outcome_ = outcome;
   charts_->add_outcome(outcome);
-  if (outcome.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome.utilisation);
+  if (outcome.utilisation.size() == document_.cluster().link_count()) scene_->set_utilisation(outcome.utilisation, outcome.bottlenecks);
   if (outcome.cancelled)
     statusBar()->showMessage("Simulation cancelled");
   else if (!outcome.points.empty())

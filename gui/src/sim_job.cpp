@@ -64,6 +64,7 @@ SimOutcome SimJob::run(const Topology& cluster, const std::string& algorithm, co
           double& u = out.utilisation[Topology::direction_link(d.direction)];
           u = std::max(u, d.utilisation);
         }
+        for (DirectionId c : r.bottlenecks) out.bottlenecks.push_back(Topology::direction_link(c));
       }
     } catch (const sim::Cancelled&) {
       out.cancelled = true;

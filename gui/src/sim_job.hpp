@@ -31,6 +31,7 @@ struct SimOutcome {
   std::string algorithm;              ///< as requested: ring, tree, nccl, auto, ...
   std::vector<SimPoint> points;       ///< one per size that applies
   std::vector<double> utilisation;    ///< per link id, largest size: the busier direction's share
+  std::vector<LinkId> bottlenecks;    ///< largest size: links of Result::bottlenecks, busiest first
   std::string error;                  ///< why nothing ran (an algorithm that does not apply, ...)
   bool cancelled = false;
 };

@@ -14,6 +14,7 @@
 #include "main_window.hpp"
 #include "ringlab/sim/nccl_tests.hpp"
 #include "ringlab/sim/predict.hpp"
+#include "ringlab/sim/result_json.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/planner/bundle.hpp"
 #include "steps.hpp"
@@ -157,6 +158,7 @@ class GuiTest : public QObject {
     QCOMPARE(out.utilisation.size(), w.document().cluster().link_count());
     const double busiest = *std::max_element(out.utilisation.begin(), out.utilisation.end());
     QVERIFY(busiest > 0.5 && busiest <= 1.0);
+    QVERIFY(!out.bottlenecks.empty());  // outlined on the canvas
     w.show_outcome(out);
 
     // On the worker thread, with progress; the window stays usable.
@@ -188,6 +190,14 @@ class GuiTest : public QObject {
     QCOMPARE(w.scene().device_item_count(), std::size_t(128 + 32 + 8));  // hosts, leaves, spines
     QVERIFY(w.scene().link_item_count() < 2000);
     QVERIFY(ms < 20000);  // a generous bound for a loaded CI machine; the figure is printed above
+    // Opening it from a file (read, validate, lay out, draw) in a fresh window.
+    QTemporaryDir dir;
+    w.document().save(dir.filePath("fat-tree-1024.json"));
+    MainWindow opened;
+    timer.restart();
+    QVERIFY(opened.open_file(dir.filePath("fat-tree-1024.json"), false));
+    qInfo("1,024-GPU fat tree: opened from its file in %lld ms", static_cast<long long>(timer.elapsed()));
+    QCOMPARE(opened.scene().device_item_count(), w.scene().device_item_count());
     // Racks collapse too: one box per rack (the generator puts each leaf's hosts in a rack) plus
     // the spines, which belong to no rack.
     w.scene().set_collapse_racks(true);
@@ -327,6 +337,11 @@ class GuiTest : public QObject {
     options.calibration = sim::Calibration::pure();
     const auto predicted = sim::predict_measured(w.document().cluster(), measured, options, file.toStdString());
     QCOMPARE(comparison->rows[13].predicted, predicted[13].time);
+    // A ringlab-validate results file (the same H100) reads too.
+    const QString results = QString(RINGLAB_TESTS_DATA_DIR) + "/validate/h100-1gpu/nccl-library.json";
+    const auto validated = charts.open_measured(results, w.document().cluster(), "ring", &error);
+    QVERIFY2(validated.has_value(), qPrintable(error));
+    QCOMPARE(validated->rows.size(), sim::load_results(results.toStdString()).size());
     // A file that is not nccl-tests output: an error naming it, no crash.
     QVERIFY(!charts.open_measured(QString(RINGLAB_SCENARIO_DIR) + "/dgx-h100.json", w.document().cluster(), "ring", &error));
     QVERIFY(error.contains("dgx-h100.json"));
