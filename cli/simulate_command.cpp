@@ -251,6 +251,15 @@ RunPlan read_plan(const Scenario& scenario, const CommandLine& c, ProblemList& p
   read_section(reader, JsonNode{&section, "/simulate"}, settings);
   settings.rank_order_file = c.rank_order_file;
   RunPlan plan = validate(settings, scenario, reader, problems);
+  // Under algorithm nccl, NCCL's tuning model picks channels, chunk and protocol per size: a value
+  // given for them would be ignored, so it is refused instead (issue 11 will take NCCL's own
+  // environment settings, NCCL_MIN/MAX_NCHANNELS, NCCL_PROTO, ...).
+  if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl)
+    for (const char* key : {"channels", "chunk", "protocol"})
+      if (section.contains(key))
+        problems.add(std::string("/simulate/") + key,
+                     std::string("not used with algorithm nccl: NCCL's tuning model picks the channels, chunk and "
+                                 "protocol for each size; remove it, or choose an algorithm (ring, tree, ...)"));
   plan.rank_finish = c.format == "results";
   return plan;
 }
