@@ -192,11 +192,34 @@ std::map<std::int64_t, SweepRow> resumed_points(const SweepCommandLine& c, const
   return {};
 }
 
+/// resumed_points() on every rank, and every rank agrees on the outcome before any rank opens its own
+/// journal: otherwise rank 0's fresh journal could look to a slower rank like an interrupted run,
+/// that rank would stop, and rank 0 would wait for it forever. The gather returns on rank 0 only
+/// once every rank has looked.
+std::map<std::int64_t, SweepRow> agreed_resumed_points(const SweepCommandLine& c, const SweepSpec& spec,
+                                                       const SweepMpi& mpi) {
+  std::optional<InputError> problem;
+  std::map<std::int64_t, SweepRow> done;
+  try {
+    done = resumed_points(c, spec);
+  } catch (const InputError& e) {
+    problem = e;
+  }
+  if (mpi.size() > 1) {
+    const std::vector<std::string> looked = mpi.gather(problem ? "1" : "0");
+    const bool any = std::any_of(looked.begin(), looked.end(), [](const std::string& v) { return v == "1"; });
+    if (mpi.broadcast(any ? 1 : 0) != 0 && !problem)
+      problem = InputError("", "--resume", "another rank found the journals of an interrupted run it cannot continue");
+  }
+  if (problem) throw *problem;
+  return done;
+}
+
 // Runs this rank's share and, on rank 0, writes the output. Returns the exit status every rank agrees on.
 int run_share(const SweepCommandLine& c, const SweepMpi& mpi) {
   const SweepSpec spec = load_sweep(c.file, sweep_commands());
   if (!c.plot.empty()) (void)sweep_plot_layout(spec);  // a sweep that cannot be drawn is refused before it runs
-  const std::map<std::int64_t, SweepRow> done = resumed_points(c, spec);
+  const std::map<std::int64_t, SweepRow> done = agreed_resumed_points(c, spec, mpi);
   std::vector<std::int64_t> todo;
   for (std::int64_t i = 0; i < spec.point_count; ++i)
     if (!done.count(i)) todo.push_back(i);
