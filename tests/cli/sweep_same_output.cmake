@@ -6,7 +6,9 @@
 get_filename_component(name ${SWEEP} NAME_WE)
 set(reference ${TMP}/sweep-${name}-${MODE}-1.${FORMAT})
 set(other ${TMP}/sweep-${name}-${MODE}-2.${FORMAT})
-file(REMOVE ${reference} ${other})
+# Journals left by a run that was killed would (rightly) make the next run refuse to start.
+file(GLOB stale_journals ${reference}.journal* ${other}.journal*)
+file(REMOVE ${reference} ${other} ${stale_journals})
 set(sweep_args sweep ${SWEEP} -f ${FORMAT} --progress)
 if(MODE STREQUAL "mpi")
   find_program(MPIRUN mpirun)
