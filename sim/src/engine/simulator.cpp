@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <type_traits>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -270,7 +269,7 @@ class CompactDag {
   /// Every Send of a rank on a channel goes to the next rank: one path per (rank, channel).
   std::uint32_t& path_slot(CompactOpId, const Op& op) { return paths_[std::size_t(op.at) * schedule_.channel_count() + op.channel]; }
 
-  // The repeat shortcut's hooks (see Run::on_marker); ExplicitDag has the same.
+  // The repeat shortcut's hooks (see Run::on_marker); explicit schedules have none (kRepeats).
   /// The first marker (rank 0's first Send of the first step), or kNone when no step can repeat:
   /// unequal blocks, or a ring under 5 ranks (no step has the structure of its neighbours).
   Id repeat_start() {
@@ -682,10 +681,9 @@ Result Run<Dag>::execute() {
   return collect();
 }
 
-// The exact repeat shortcut. A pipelined collective on a symmetric fabric settles into lock step:
-// each round's events, flows and rates are the previous round's, shifted by a fixed time and by a
-// fixed number of op ids (a ring step: CompactSchedule::step_stride; a tree's pipeline piece:
-// Schedule::repeat_stride). Once per round (when the round's marker op completes, at the end of
+// The exact repeat shortcut (compact ring schedules: Dag::kRepeats). A ring on a symmetric fabric
+// settles into lock step: each round (ring step) has the previous round's events, flows and rates,
+// shifted by a fixed time and by CompactSchedule::step_stride op ids. Once per round (when the round's marker op completes, at the end of
 // that instant) the run looks at everything that decides its future, relative to that time and
 // marker: the pending events in firing order with their targets, every active flow's remaining
 // bytes, rate and settle time, the order of the flows on every shared link direction, and the ops
