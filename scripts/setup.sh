@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake ninja-build pkg-config
           libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev
           libsimgrid-dev libpugixml-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin
-          qt6-base-dev libqt6charts6-dev libqt6svg6-dev   # ringlab-gui (Widgets, Charts, Svg; Qt Test is in qt6-base-dev)
+          qt6-base-dev qt6-charts-dev qt6-svg-dev   # ringlab-gui (Widgets, Charts, Svg; Qt Test is in qt6-base-dev)
           clang libclang-rt-14-dev   # clang and libFuzzer: the sanitizer and fuzz builds (docs/fuzzing.md)
           iproute2 util-linux jq iperf3 iputils-ping ethtool)  # the emulated cluster (docs/emulation.md)
 
