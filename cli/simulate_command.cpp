@@ -351,6 +351,10 @@ SimulateRun replay_schedule(const Scenario& scenario, const RunPlan& plan, const
   const Schedule schedule = read_schedule_json(read_json_file(c.schedule_file, "schedule"), scenario.cluster, c.schedule_file);
   SimOptions options = sim_options(plan);
   options.protocol = schedule.protocol();
+  if (schedule.nccl_latency()) {  // as run_collective runs the nccl algorithm
+    options.start_latency = *schedule.nccl_latency();
+    options.link_latencies = false;
+  }
   ReportRow row;
   try {
     row.result = plan.simgrid ? load_simgrid_engine(plan.simgrid_model)->run(scenario.cluster, options, schedule)

@@ -108,8 +108,17 @@ TEST_CASE("compact ring schedules are the explicit ones, op for op, and simulate
   spec.message = Bytes{std::int64_t(p) * 3 * 4000};  // whole fp32 elements, uneven blocks for some p
   spec.channels = channels;
   spec.chunk = chunk;
+  // Channel rings: none, one reversed ring for every channel, or a reversed and an interleaved one
+  // (channel c takes ring c mod 2).
+  const int rings = GENERATE(0, 1, 2);
+  std::vector<int> reversed, interleaved;
+  for (int k = 0; k < int(p); ++k) reversed.push_back(int(p) - 1 - k);
+  for (int k = 0; k < int(p); k += 2) interleaved.push_back(k);
+  for (int k = 1; k < int(p); k += 2) interleaved.push_back(k);
+  if (rings >= 1) spec.channel_rings.push_back(reversed);
+  if (rings >= 2) spec.channel_rings.push_back(interleaved);
   INFO(f.name << ", " << to_string(collective) << ", p=" << p << ", channels=" << channels
-               << ", chunk=" << to_string(chunk));
+               << ", chunk=" << to_string(chunk) << ", channel rings=" << rings);
 
   const auto compact = build_compact_schedule(f.topology, ranks, spec);
   REQUIRE(compact.has_value());

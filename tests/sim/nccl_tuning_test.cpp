@@ -183,8 +183,9 @@ TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
   const Topology two = hgx_hosts(2, gpus);
   const NcclModel m2 = nccl_model(two, gpus);
   CHECK(m2.nodes == 2);
-  CHECK(m2.inter.gigabytes_per_second() == Approx(50.0));  // 8 NDR ports / 8 ranks per host
-  CHECK(m2.channels == 2);                                 // ceil(50 / 36.7)
+  CHECK(m2.nics == 8);
+  CHECK(m2.inter.gigabytes_per_second() == Approx(400.0));  // 8 NDR ports leave each host
+  CHECK(m2.channels == 16);  // ceil(400 / 36.7) = 11, rounded up to 2 channels per NIC
   CHECK_FALSE(m2.collnet);
   // Multi-node picks are charged the network's per-hop latency.
   const NcclChoice c = nccl_choose(two, gpus, Collective::AllReduce, 1_GiB);

@@ -222,6 +222,24 @@ TEST_CASE("within a host the route stays inside: GPU, NVSwitch, GPU", "[routing]
   CHECK(router.path_count(rc.hosts[0].gpus[0], rc.hosts[0].gpus[3]) == 1);
 }
 
+TEST_CASE("DGX A100: two GPUs on one PCIe switch talk over the NVSwitch, not PCIe (equal hop count)",
+          "[routing]") {
+  // GPU 0 and GPU 1 share PCIe switch 0: GPU-PCIe-GPU and GPU-NVSwitch-GPU are both 2 hops. NCCL
+  // ranks NVLink paths first (PATH_NVL < PATH_PIX), and so must the router, whatever the flow key.
+  const Topology t = make_cluster(generated(1, NodeTemplate::DgxA100, FabricKind::SingleSwitch));
+  const std::vector<DeviceId> gpus = t.gpus();
+  for (EcmpPolicy policy : {EcmpPolicy::Hash, EcmpPolicy::First}) {
+    const Router router(t, policy);
+    CHECK(router.path_count(gpus[0], gpus[1]) == 1);
+    for (std::uint64_t key = 0; key < 16; ++key) {
+      const Route r = router.route(gpus[0], gpus[1], key);
+      REQUIRE(r.directions.size() == 2);
+      CHECK(t.device(t.direction_target(r.directions[0])).kind == DeviceKind::NvSwitch);
+      CHECK(r.bottleneck == t.link(Topology::direction_link(r.directions[0])).bandwidth);
+    }
+  }
+}
+
 TEST_CASE("rail-optimised hosts: each GPU sends and receives on the NIC of its own PCIe switch",
           "[routing]") {
   RailCluster rc(2, 4, 2, 2);

@@ -12,8 +12,11 @@
 // hops (links with both ends in one host) win, so a GPU keeps to its nearest NIC when the fabric
 // offers an equally short way: a DGX GPU sending to another rail leaves on its own rail's NIC and
 // crosses rails in the fabric, instead of crossing the host's CPU, as NCCL does without PXN. The cost
-// of a path is the pair (hops, host-internal hops) compared lexicographically; "equal-cost paths"
-// are paths with equal pairs.
+// of a path is the triple (hops, host-internal hops, slow host-internal hops) compared
+// lexicographically; "equal-cost paths" are paths with equal triples. A slow hop is a host-internal
+// link that is not NVLink (PCIe, SMP): where a GPU reaches a peer GPU in equally many hops through
+// the NVSwitch and through a shared PCIe switch (DGX A100: two GPUs per PCIe switch), the NVLink path
+// wins, as NCCL's path search ranks NVL before PIX (src/graph/paths.cc, topo.h PATH_NVL < PATH_PIX).
 //
 // Algorithm. Fabric-only hop distances are Boost.Graph BFS rows over a CSR graph of the fabric,
 // computed lazily from each switch a host attaches to and cached (memory: rows x fabric size).
@@ -49,21 +52,24 @@ namespace {
 
 using detail::kFabricZone;
 
-/// Path cost: hop count, then host-internal hop count; compared lexicographically.
+/// Path cost: hop count, then host-internal hop count, then slow (non-NVLink) host-internal hop
+/// count; compared lexicographically.
 struct Cost {
   std::int32_t hops = detail::kNoDistance;
   std::int32_t internal = 0;
+  std::int32_t slow = 0;
   auto operator<=>(const Cost&) const = default;
   bool reachable() const { return hops < detail::kNoDistance; }
 };
-constexpr Cost kZeroCost{0, 0};
+constexpr Cost kZeroCost{0, 0, 0};
 constexpr Cost kUnreachable{};
-constexpr Cost kInternalHop{1, 1};  ///< a link with both ends in one host
-constexpr Cost kNetworkHop{1, 0};   ///< any other link
+constexpr Cost kNvLinkHop{1, 1, 0};  ///< an NVLink with both ends in one host
+constexpr Cost kSlowHop{1, 1, 1};    ///< any other link with both ends in one host (PCIe, SMP)
+constexpr Cost kNetworkHop{1, 0, 0};  ///< any other link
 
 Cost operator+(Cost a, Cost b) {
   if (!a.reachable() || !b.reachable()) return kUnreachable;
-  return Cost{a.hops + b.hops, a.internal + b.internal};
+  return Cost{a.hops + b.hops, a.internal + b.internal, a.slow + b.slow};
 }
 
 /// splitmix64 finaliser (Steele, Lea, Flood 2014): a cheap, well-mixed deterministic hash.
@@ -156,8 +162,11 @@ struct Router::Impl {
   bool is_gpu(DeviceId d) const { return topology->device(d).kind == DeviceKind::Gpu; }
   /// May `d` appear on a path ending at `dst`, other than as its source? GPUs only as the destination.
   bool may_enter(DeviceId d, DeviceId dst) const { return d == dst || !is_gpu(d); }
-  Cost hop_cost(DeviceId a, DeviceId b) const {
-    return zone_of[a] != kFabricZone && zone_of[a] == zone_of[b] ? kInternalHop : kNetworkHop;
+  Cost internal_hop(LinkId link) const {
+    return link_family(topology->link(link).kind) == LinkFamily::NvLink ? kNvLinkHop : kSlowHop;
+  }
+  Cost hop_cost(DeviceId a, DeviceId b, LinkId link) const {
+    return zone_of[a] != kFabricZone && zone_of[a] == zone_of[b] ? internal_hop(link) : kNetworkHop;
   }
   std::size_t local(DeviceId d) const { return std::size_t(index_in_zone[d]); }
 
@@ -180,7 +189,7 @@ struct Router::Impl {
     return destinations.get(dst, [&] { return build_destination(dst); });
   }
 
-  /// BFS from dst inside its zone (GPUs other than dst are never entered), then its entries.
+  /// Dijkstra from dst inside its zone (GPUs other than dst are never entered), then its entries.
   DestinationInfo build_destination(DeviceId dst) const {
     DestinationInfo info;
     const std::int32_t zone = zone_of[dst];
@@ -191,14 +200,23 @@ struct Router::Impl {
     const auto& members = zone_members[std::size_t(zone)];
     info.zone_cost.assign(members.size(), kUnreachable);
     info.zone_cost[local(dst)] = kZeroCost;
-    std::vector<DeviceId> queue{dst};
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const DeviceId x = queue[head];
+    std::vector<DeviceId> queue;  // settled devices, in settling order
+    using Item = std::pair<Cost, DeviceId>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    heap.emplace(kZeroCost, dst);
+    while (!heap.empty()) {
+      const auto [c, x] = heap.top();
+      heap.pop();
+      if (c != info.zone_cost[local(x)]) continue;
+      queue.push_back(x);
       for (const Adjacency& adj : topology->neighbors(x)) {
         const DeviceId y = adj.peer;
-        if (zone_of[y] != zone || is_gpu(y) || info.zone_cost[local(y)].reachable()) continue;
-        info.zone_cost[local(y)] = info.zone_cost[local(x)] + kInternalHop;
-        queue.push_back(y);
+        if (zone_of[y] != zone || is_gpu(y)) continue;
+        const Cost via = c + internal_hop(adj.link);
+        if (via < info.zone_cost[local(y)]) {
+          info.zone_cost[local(y)] = via;
+          heap.emplace(via, y);
+        }
       }
     }
     std::unordered_map<std::uint32_t, Cost> best;
@@ -266,7 +284,7 @@ struct Router::Impl {
       for (const Adjacency& adj : topology->neighbors(x)) {
         const DeviceId y = adj.peer;
         if (zone_of[y] != pair.src_zone || (y != pair.src && is_gpu(y))) continue;
-        const Cost via = c + kInternalHop;
+        const Cost via = c + internal_hop(adj.link);
         if (via < cost[local(y)]) {
           cost[local(y)] = via;
           heap.emplace(via, y);
@@ -308,7 +326,7 @@ struct Router::Impl {
       const auto next = next_phase(pair, phase, adj.peer);
       if (!next) continue;
       const Cost there = cost_at(pair, adj.peer, *next);
-      if (there.reachable() && hop_cost(node, adj.peer) + there == here)
+      if (there.reachable() && hop_cost(node, adj.peer, adj.link) + there == here)
         steps.push_back(Step{adj.link, adj.peer, *next});
     }
     std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.link < b.link; });

@@ -148,7 +148,12 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
   }
   switch (spec.algorithm) {
     case Algorithm::Ring: detail::build_ring(b, group, spec); break;
-    case Algorithm::Tree: detail::build_tree(b, group, spec); break;
+    case Algorithm::Tree: {
+      std::vector<HostId> hosts;
+      for (DeviceId d : ranks) hosts.push_back(topology.device(d).host);
+      detail::build_tree(b, group, spec, hosts);
+      break;
+    }
     case Algorithm::Hierarchical:
       detail::build_hierarchical(b, topology, group, spec, spec.hierarchy, spec.inter);
       break;
@@ -170,15 +175,12 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   detail::validate_spec(topology, ranks, spec);
   if (spec.algorithm != Algorithm::Nccl) return build(topology, ranks, spec);
-  const NcclChoice choice = nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload);
-  CollectiveSpec resolved = spec;
-  resolved.algorithm = choice.algorithm;
-  resolved.channels = choice.channels;
-  resolved.chunk = choice.chunk;
-  detail::validate_spec(topology, ranks, resolved);
-  Schedule schedule = build(topology, ranks, resolved);
-  schedule.set_algorithm("nccl:" + choice.name);
-  schedule.set_protocol(choice.protocol);
+  const NcclResolved nccl = nccl_resolve(topology, ranks, spec);
+  detail::validate_spec(topology, ranks, nccl.spec);
+  Schedule schedule = build(topology, ranks, nccl.spec);
+  schedule.set_algorithm("nccl:" + nccl.choice.name);
+  schedule.set_protocol(nccl.choice.protocol);
+  schedule.set_nccl_latency(nccl.choice.latency);
   return schedule;
 }
 

@@ -92,6 +92,41 @@ Tree make_tree(int n, int t, int root) {
   return tree;
 }
 
+/// Fills depth, height and root from parent.
+void finish_tree(Tree& tree) {
+  const auto n = tree.parent.size();
+  tree.depth.assign(n, 0);
+  tree.height = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    int d = 0;
+    for (int u = int(v); tree.parent[std::size_t(u)] >= 0; u = tree.parent[std::size_t(u)]) ++d;
+    tree.depth[v] = d;
+    tree.height = std::max(tree.height, d);
+    if (tree.parent[v] < 0) tree.root = int(v);
+  }
+}
+
+/// Tree `t` of NCCL's tree over `ring` (a permutation of group indices): each maximal run of one
+/// host is a chain hanging below its first member (the head), and head i's parent is the head of
+/// btree_parents(hosts, t)[i].
+Tree host_chain_tree(const std::vector<int>& ring, std::span<const HostId> hosts, int t) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) in ring
+  for (std::size_t k = 0; k < ring.size(); ++k)
+    if (k == 0 || hosts[std::size_t(ring[k])] != hosts[std::size_t(ring[k - 1])]) runs.emplace_back(k, k + 1);
+    else runs.back().second = k + 1;
+  const std::vector<int> heads = btree_parents(int(runs.size()), t);
+  Tree tree;
+  tree.parent.assign(ring.size(), -1);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto [begin, end] = runs[i];
+    const int up = heads[i];
+    tree.parent[std::size_t(ring[begin])] = up < 0 ? -1 : ring[runs[std::size_t(up)].first];
+    for (std::size_t k = begin + 1; k < end; ++k) tree.parent[std::size_t(ring[k])] = ring[k - 1];
+  }
+  finish_tree(tree);
+  return tree;
+}
+
 /// Members ordered deepest first (ties by index): children before their parents.
 std::vector<int> bottom_up(const Tree& tree) {
   std::vector<int> order(tree.parent.size());
@@ -535,6 +570,26 @@ std::uint32_t tree_allreduce(Builder& b, const Group& g, std::span<const Piece> 
       tree_down(b, g, trees[t], part(p.range, t, 2, b.elem()), tree_channel(p.channel, t), step + height);
   }
   return 2 * height;
+}
+
+std::uint32_t host_chain_tree_allreduce(Builder& b, const Group& g, std::span<const Piece> pieces, std::uint32_t step,
+                                        RingOrders orders, std::span<const HostId> hosts) {
+  assert(!orders.empty() && hosts.size() == g.size());
+  std::vector<std::array<Tree, 2>> trees;  // per ring
+  int height = 0;
+  for (const std::vector<int>& ring : orders) {
+    trees.push_back({host_chain_tree(ring, hosts, 0), host_chain_tree(ring, hosts, 1)});
+    height = std::max({height, trees.back()[0].height, trees.back()[1].height});
+  }
+  for (const Piece& p : pieces) {
+    const auto& pair = trees[std::size_t(p.channel) % trees.size()];
+    for (int t = 0; t < 2; ++t)
+      tree_up(b, g, pair[std::size_t(t)], part(p.range, t, 2, b.elem()), tree_channel(p.channel, t), step);
+    for (int t = 0; t < 2; ++t)
+      tree_down(b, g, pair[std::size_t(t)], part(p.range, t, 2, b.elem()), tree_channel(p.channel, t),
+                step + std::uint32_t(height));
+  }
+  return 2 * std::uint32_t(height);
 }
 
 std::uint32_t tree_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step) {

@@ -192,6 +192,10 @@ std::uint32_t chain_reduce(Builder& b, const Group& g, int root, std::span<const
 /// Double binary tree; each piece is halved between the two trees (op.channel = 2*channel + tree).
 /// AllReduce keeps NCCL's natural roots; Reduce/Broadcast rotate both trees onto `root`.
 std::uint32_t tree_allreduce(Builder& b, const Group& g, std::span<const Piece> pieces, std::uint32_t step);
+/// NCCL's tree allreduce (CollectiveSpec::host_chains): per channel, chains inside hosts in the
+/// channel ring's order below each host's head, and the double binary tree across the heads.
+std::uint32_t host_chain_tree_allreduce(Builder& b, const Group& g, std::span<const Piece> pieces, std::uint32_t step,
+                                        RingOrders orders, std::span<const HostId> hosts);
 std::uint32_t tree_reduce(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
 std::uint32_t tree_broadcast(Builder& b, const Group& g, int root, std::span<const Piece> pieces, std::uint32_t step);
 /// Recursive halving / doubling. Precondition: g.size() is a power of two.
@@ -214,7 +218,8 @@ void validate_spec(const Topology& topology, std::span<const DeviceId> ranks, co
 // Algorithm entry points (one file per family). Preconditions checked by build_schedule: the
 // collective is supported, p >= 2.
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec);
-void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec);
+/// `hosts`: the host of each rank, used by CollectiveSpec::host_chains (may be empty otherwise).
+void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec, std::span<const HostId> hosts);
 void build_halving_doubling(Builder& b, const Group& ranks, const CollectiveSpec& spec);
 void build_direct(Builder& b, const Group& ranks, const CollectiveSpec& spec);
 void build_reduce_broadcast(Builder& b, const Group& ranks, const CollectiveSpec& spec);

@@ -53,10 +53,15 @@ void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   }
 }
 
-void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
+void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec, std::span<const HostId> hosts) {
   const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
   switch (spec.collective) {
-    case Collective::AllReduce: tree_allreduce(b, ranks, pieces, 0); return;
+    case Collective::AllReduce:
+      if (spec.host_chains && !spec.channel_rings.empty())
+        host_chain_tree_allreduce(b, ranks, pieces, 0, spec.channel_rings, hosts);
+      else
+        tree_allreduce(b, ranks, pieces, 0);
+      return;
     case Collective::Broadcast: tree_broadcast(b, ranks, spec.root, pieces, 0); return;
     case Collective::Reduce: tree_reduce(b, ranks, spec.root, pieces, 0); return;
     case Collective::ReduceScatter:

@@ -1,7 +1,9 @@
 // CompactSchedule: the ring collectives' ops, dependencies and successors in closed form.
 //
 // Op ids follow the explicit ring builder (collectives_builder.cpp: ring_reduce_scatter, then
-// ring_allgather, each step-major: for step k, for unit u, for rank i, rank i sends to i+1). With every
+// ring_allgather, each step-major: for step k, for unit u, for ring position i, position i sends to
+// i+1). Everything below works on ring positions ("rank" in a Slot); op() and endpoint() map a
+// position to its rank through the unit's channel ring (the identity without channel rings). With every
 // block non-empty each (phase, step, unit, rank) slot emits a fixed number of ops: send, recv, reduce
 // in the reduce-scatter, send, recv in the allgather. So
 //   id = ((step * units + unit) * ranks + rank) * 3 + part            (reduce-scatter)
@@ -99,15 +101,20 @@ Endpoint CompactSchedule::endpoint(CompactOpId id) const {
     x = (id - rs_ops_) >> 1;
     part = (id - rs_ops_) & 1;
   }
-  const auto rank = std::uint32_t(x - by_ranks_.divide(x) * std::uint64_t(ranks_));
-  return part == 0 ? rank : after(rank, std::uint32_t(ranks_));  // a Send runs at its rank, the rest at the next
+  const std::uint64_t y = by_ranks_.divide(x);
+  const auto pos = std::uint32_t(x - y * std::uint64_t(ranks_));
+  const std::uint32_t at = part == 0 ? pos : after(pos, std::uint32_t(ranks_));  // a Send runs at its rank, the rest at the next
+  if (ring_rank_.empty()) return at;
+  const auto unit = std::uint32_t(y - by_units_.divide(y) * units_);
+  return rank_at(unit_channel_[unit], at);
 }
 
 Op CompactSchedule::op(CompactOpId id) const {
   const Slot s = decode(id);
-  const std::uint32_t b = block_index(s);
-  const std::uint32_t next = after(s.rank, std::uint32_t(ranks_));
-  const std::size_t block = std::size_t(s.unit) * std::size_t(ranks_) + b;
+  const std::uint16_t channel = unit_channel_[s.unit];
+  const std::uint32_t from = rank_at(channel, s.rank);
+  const std::uint32_t next = rank_at(channel, after(s.rank, std::uint32_t(ranks_)));
+  const std::size_t block = std::size_t(s.unit) * std::size_t(ranks_) + rank_at(channel, block_index(s));
   Op op;
   op.first = block_first_[block];
   op.count = block_count_[block];
@@ -117,12 +124,12 @@ Op CompactSchedule::op(CompactOpId id) const {
   const bool reducing = s.phase == Phase::ReduceScatter;
   op.src = reducing && s.part == 2 ? Buffer::Inbox : Buffer::Data;
   op.dst = reducing && s.part != 2 ? Buffer::Inbox : Buffer::Data;
-  op.channel = unit_channel_[s.unit];
+  op.channel = channel;
   op.step = s.phase == Phase::AllGather && has_rs() ? std::uint32_t(ranks_ - 1) + s.step : s.step;
   switch (s.part) {
     case 0:
       op.kind = OpKind::Send;
-      op.at = s.rank;
+      op.at = from;
       op.peer = next;
       op.match = OpId(id + 1);
       // Two deps (data producer, previous send on the connection), except in the first step, which
@@ -132,13 +139,13 @@ Op CompactSchedule::op(CompactOpId id) const {
     case 1:
       op.kind = OpKind::Recv;
       op.at = next;
-      op.peer = s.rank;
+      op.peer = from;
       op.match = OpId(id - 1);
       break;
     default:
       op.kind = OpKind::Reduce;
       op.at = next;
-      op.peer = s.rank;  // the inbox slot it reduces from
+      op.peer = from;  // the inbox slot it reduces from
       op.dep_count = 1;
       break;
   }
@@ -210,15 +217,16 @@ std::vector<CompactOpId> CompactSchedule::initial_ops() const {
 std::vector<CompactOpId> CompactSchedule::rank_ops(Endpoint e) const {
   std::vector<CompactOpId> out;
   if (e >= endpoints_.size()) return out;
-  const std::uint32_t from = before(e, std::uint32_t(ranks_));
   const auto steps = std::uint32_t(ranks_ - 1);
   for (Phase phase : {Phase::ReduceScatter, Phase::AllGather}) {
     if (phase == Phase::ReduceScatter ? !has_rs() : !has_ag()) continue;
     const std::uint32_t parts = phase == Phase::ReduceScatter ? 3 : 2;
     for (std::uint32_t k = 0; k < steps; ++k)
       for (std::uint32_t u = 0; u < units_; ++u) {
+        const std::uint32_t pos = position_of(unit_channel_[u], e);
+        const std::uint32_t from = before(pos, std::uint32_t(ranks_));
         const std::size_t first = out.size();
-        out.push_back(id_of(phase, k, u, e));  // its send
+        out.push_back(id_of(phase, k, u, pos));  // its send
         for (std::uint32_t part = 1; part < parts; ++part) out.push_back(id_of(phase, k, u, from) + part);
         std::sort(out.begin() + std::ptrdiff_t(first), out.end());
       }
@@ -265,6 +273,25 @@ void CompactSchedule::print_rank(std::ostream& out, Endpoint e, const Topology* 
   }
 }
 
+/// Keeps the channel rings (validated permutations) unless all are the identity.
+void CompactSchedule::set_rings(CompactSchedule& s, const std::vector<std::vector<int>>& rings) {
+  const bool identity = std::all_of(rings.begin(), rings.end(), [](const std::vector<int>& ring) {
+    for (std::size_t k = 0; k < ring.size(); ++k)
+      if (ring[k] != int(k)) return false;
+    return true;
+  });
+  if (identity) return;
+  s.ring_count_ = std::uint32_t(rings.size());
+  const auto p = std::size_t(s.ranks_);
+  s.ring_rank_.resize(rings.size() * p);
+  s.ring_position_.resize(rings.size() * p);
+  for (std::size_t c = 0; c < rings.size(); ++c)
+    for (std::size_t k = 0; k < p; ++k) {
+      s.ring_rank_[c * p + k] = std::uint32_t(rings[c][k]);
+      s.ring_position_[c * p + std::size_t(rings[c][k])] = std::uint32_t(k);
+    }
+}
+
 std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, std::span<const DeviceId> ranks,
                                                       const CollectiveSpec& spec) {
   detail::validate_spec(topology, ranks, spec);
@@ -273,9 +300,6 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
                                spec.collective == Collective::AllGather;
   if (spec.algorithm != Algorithm::Ring || !ring_collective || ranks.size() < 2) return std::nullopt;
   if (spec.payload.compression.kind != CompressionKind::None) return std::nullopt;
-  for (const std::vector<int>& ring : spec.channel_rings)  // the closed form assumes rank i sends to i+1
-    for (std::size_t k = 0; k < ring.size(); ++k)
-      if (ring[k] != int(k)) return std::nullopt;
   const detail::Layout layout =
       spec.collective == Collective::AllReduce ? detail::Layout::PieceMajor : detail::Layout::OwnerMajor;
   const int p = int(ranks.size());
@@ -316,6 +340,7 @@ std::optional<CompactSchedule> build_compact_schedule(const Topology& topology, 
       s.block_count_.push_back(r.bytes.count() / s.elem_);
     }
   }
+  CompactSchedule::set_rings(s, spec.channel_rings);
   s.uniform_steps_ = true;
   for (std::size_t b = 0; b < s.block_count_.size(); ++b)
     if (b % std::size_t(p) != 0 && s.block_count_[b] != s.block_count_[b - 1]) s.uniform_steps_ = false;

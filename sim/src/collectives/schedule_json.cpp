@@ -57,6 +57,7 @@ void write_schedule_json(std::ostream& out, const Schedule& schedule, const Topo
   head["compression"] = to_string(schedule.payload().compression);
   head["redop"] = to_string(schedule.redop());
   head["protocol"] = to_string(schedule.protocol());
+  if (schedule.nccl_latency()) head["nccl_latency"] = to_string(*schedule.nccl_latency());
   head["message_bytes"] = schedule.message().count();
   head["ranks"] = schedule.rank_count();
   head["root"] = schedule.root();
@@ -92,7 +93,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   };
   if (!r.expect_object(root)) fail();
   r.check_keys(root, {"schema", "version", "collective", "algorithm", "dtype", "compression", "redop", "protocol",
-                      "message_bytes", "ranks", "root", "channels", "endpoints", "op_fields", "ops"});
+                      "nccl_latency", "message_bytes", "ranks", "root", "channels", "endpoints", "op_fields", "ops"});
   r.check_schema(root, kScheduleSchema, kScheduleVersion);
   problems.throw_if_any();  // the rest means nothing under another schema
 
@@ -111,6 +112,9 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   std::optional<Protocol> protocol;
   if (auto n = r.required(root, "protocol", "simple, ll128 or ll"))
     protocol = r.choice(*n, find_protocol, "simple, ll128 or ll");
+  std::optional<Duration> nccl_latency;
+  if (auto n = r.member(root, "nccl_latency"))
+    nccl_latency = r.duration(*n);
   std::optional<std::int64_t> message;
   if (auto n = r.required(root, "message_bytes", "the per-rank buffer in bytes"))
     message = r.integer(*n, 0, kMaxBytes);  // the largest size a unit string may give (units.hpp)
@@ -167,6 +171,7 @@ Schedule read_schedule_json(const nlohmann::json& document, const Topology& topo
   Schedule schedule(*collective, algorithm, Bytes{*message}, rank_devices);
   schedule.set_payload(payload);
   schedule.set_protocol(*protocol);
+  if (nccl_latency) schedule.set_nccl_latency(*nccl_latency);
   if (root_rank) schedule.set_root(int(*root_rank));
   for (const auto& [device, role] : extra) schedule.add_endpoint(device, role);
   const auto endpoint_count = std::int64_t(schedule.endpoints().size());

@@ -81,21 +81,26 @@ void fill_key(const Topology& topology, const CollectiveRequest& request, Collec
   key.order = request.order.digest(topology);
 }
 
-/// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once.
+/// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once; the run then
+/// uses NCCL's rings (nccl_channel_rings) and NCCL's modelled latency (SimOptions::start_latency).
 CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& request, CollectiveSpec spec) {
-  const NcclChoice choice =
-      nccl_choose(topology, request.order.ranks, request.collective, spec.message, request.payload);
-  spec.algorithm = choice.algorithm;
-  spec.channels = choice.channels;
-  spec.chunk = choice.chunk;
+  // NCCL's rings and tree chains, one per channel, spread over every NIC (its own search; a rank
+  // order's channel rings do not reach NCCL).
+  const NcclResolved nccl = nccl_resolve(topology, request.order.ranks, spec);
+  const NcclChoice& choice = nccl.choice;
+  spec = nccl.spec;
   SimOptions options = request.options;
   options.protocol = choice.protocol;
+  // NCCL's latency model replaces the links' latencies; the flows supply the bandwidth term.
+  options.start_latency = choice.latency;
+  options.link_latencies = false;
   CollectiveOutcome out = run_spec(topology, request, spec, options);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
   if (out.schedule) {
     out.schedule->set_algorithm(label);
     out.schedule->set_protocol(choice.protocol);
+    out.schedule->set_nccl_latency(choice.latency);
   }
   return out;
 }

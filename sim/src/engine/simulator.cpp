@@ -135,6 +135,7 @@ DirectionModel make_direction_model(const Topology& topology, const SimOptions& 
     const Link& link = topology.link(Topology::direction_link(c));
     const LinkFactors f = options.calibration.factors(link_family(link.kind), options.protocol);
     model.capacity[c] = bytes_per_ps(link.bandwidth) * f.bandwidth;
+    if (!options.link_latencies) continue;
     model.latency[c] = scaled(link.latency, f.latency);
     model.overhead[c] = scaled(link.overhead, f.latency);
   }
@@ -657,6 +658,7 @@ Result Run<Dag>::execute() {
   if (record_ && dag_.size() >= kNoOp)  // OpSpan holds a 32-bit OpId
     throw std::invalid_argument("a timeline needs fewer than 2^32 ops; this schedule has " + std::to_string(dag_.size()));
   if (record_) spans_.assign(dag_.size(), Span{});
+  if (options_.start_latency > Duration{}) queue_.advance(options_.start_latency);
   dag_.for_each_initial([&](Id id) { make_ready(id); });
   drain();
   reallocate();

@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ringlab::sim {
@@ -254,29 +255,102 @@ bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
 std::string_view to_string(NcclAlgorithm a) { return kNcclAlgorithmNames[std::size_t(a)]; }
 
+namespace {
+
+/// Ranks grouped by host, hosts in order of their first rank; a GPU outside any host is a group of
+/// its own.
+struct HostGroups {
+  std::vector<HostId> host;                ///< per group (kNoHost for a lone GPU)
+  std::vector<std::vector<int>> members;   ///< per group: rank indices, in rank order
+};
+
+HostGroups group_by_host(const Topology& topology, std::span<const DeviceId> ranks) {
+  HostGroups g;
+  std::unordered_map<HostId, std::size_t> index;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const HostId h = topology.device(ranks[r]).host;
+    if (h == kNoHost) {
+      g.host.push_back(kNoHost);
+      g.members.push_back({int(r)});
+      continue;
+    }
+    const auto [it, added] = index.emplace(h, g.host.size());
+    if (added) {
+      g.host.push_back(h);
+      g.members.emplace_back();
+    }
+    g.members[it->second].push_back(int(r));
+  }
+  return g;
+}
+
+/// Per host: bandwidth of the links leaving it and the NICs that carry them (NIC rails, in
+/// local-index order). One pass over the links.
+struct HostNetwork {
+  Bandwidth egress;
+  std::vector<DeviceId> nics;
+};
+
+std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology) {
+  std::unordered_map<HostId, HostNetwork> out;
+  auto note = [&](DeviceId inside, DeviceId outside, const Link& link) {
+    const Device& d = topology.device(inside);
+    if (d.host == kNoHost || topology.device(outside).host == d.host) return;
+    HostNetwork& n = out[d.host];
+    n.egress = n.egress + link.bandwidth;
+    if (d.kind == DeviceKind::Nic && std::find(n.nics.begin(), n.nics.end(), inside) == n.nics.end())
+      n.nics.push_back(inside);
+  };
+  for (const Link& link : topology.links()) {
+    note(link.a, link.b, link);
+    note(link.b, link.a, link);
+  }
+  for (auto& [host, n] : out)
+    std::sort(n.nics.begin(), n.nics.end(), [&](DeviceId x, DeviceId y) {
+      return topology.device(x).local_index < topology.device(y).local_index;
+    });
+  return out;
+}
+
+/// The rail (index into `nics`) nearest to `gpu` inside its host, by hop count over the host's
+/// internals (GPUs do not forward); ties go to the lower rail. 0 when the host has no NIC.
+int nearest_rail(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
+  if (nics.size() < 2) return 0;
+  const HostId host = topology.device(gpu).host;
+  std::unordered_map<DeviceId, int> distance{{gpu, 0}};
+  std::vector<DeviceId> queue{gpu};
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const DeviceId x = queue[head];
+    for (const Adjacency& adj : topology.neighbors(x)) {
+      const Device& y = topology.device(adj.peer);
+      if (y.host != host || y.kind == DeviceKind::Gpu || distance.count(adj.peer)) continue;
+      distance.emplace(adj.peer, distance[x] + 1);
+      queue.push_back(adj.peer);
+    }
+  }
+  int best = 0;
+  int best_distance = INT32_MAX;
+  for (std::size_t r = 0; r < nics.size(); ++r) {
+    const auto it = distance.find(nics[r]);
+    if (it != distance.end() && it->second < best_distance) {
+      best = int(r);
+      best_distance = it->second;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) {
   NcclModel m;
   m.ranks = int(ranks.size());
   if (ranks.empty()) return m;
-  std::vector<HostId> hosts;
-  std::vector<int> per_host;
-  int hostless = 0;
   m.nvlink = true;
   m.gpu = topology.device(ranks.front()).gpu_model;
   bool first = true;
   for (DeviceId r : ranks) {
     const Device& dev = topology.device(r);
-    if (dev.host == kNoHost)
-      ++hostless;
-    else {
-      const auto it = std::find(hosts.begin(), hosts.end(), dev.host);
-      if (it == hosts.end()) {
-        hosts.push_back(dev.host);
-        per_host.push_back(1);
-      } else {
-        ++per_host[std::size_t(it - hosts.begin())];
-      }
-    }
     m.gpu = std::min(m.gpu, dev.gpu_model);  // Generic (0) if any GPU is unnamed, else the oldest
     Bandwidth nvlink;
     Bandwidth widest;
@@ -291,18 +365,18 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) 
     m.intra = first ? intra : std::min(m.intra, intra);
     first = false;
   }
-  m.nodes = int(hosts.size()) + hostless;
+  const HostGroups groups = group_by_host(topology, ranks);
+  m.nodes = int(groups.host.size());
   if (m.nodes > 1) {
+    const auto networks = host_networks(topology);
     bool any = false;
-    for (std::size_t h = 0; h < hosts.size(); ++h) {
-      Bandwidth egress;
-      for (const Link& link : topology.links()) {
-        const bool a_in = topology.device(link.a).host == hosts[h];
-        const bool b_in = topology.device(link.b).host == hosts[h];
-        if (a_in != b_in) egress = egress + link.bandwidth;
-      }
-      const Bandwidth share = egress / double(per_host[h]);
-      m.inter = any ? std::min(m.inter, share) : share;
+    for (const HostId h : groups.host) {
+      if (h == kNoHost) continue;
+      const auto it = networks.find(h);
+      const Bandwidth egress = it == networks.end() ? Bandwidth{} : it->second.egress;
+      const int nics = it == networks.end() ? 0 : int(it->second.nics.size());
+      m.inter = any ? std::min(m.inter, egress) : egress;
+      m.nics = any ? std::min(m.nics, nics) : nics;
       any = true;
     }
     if (!any || m.inter.bits_per_second() <= 0) m.inter = m.intra;
@@ -315,7 +389,83 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) 
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
   const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
   m.channels = std::clamp(int(std::ceil(bottleneck / per_channel)), kMinChannels, kMaxChannels);
+  if (m.nodes > 1 && m.nics > 1) {  // every NIC carries the same number of channels
+    const int per_nic = std::max(1, (m.channels + m.nics - 1) / m.nics);
+    m.channels = std::min(kMaxChannels, per_nic * m.nics);
+  }
   return m;
+}
+
+namespace {
+
+/// nccl_channel_rings and nccl_tree_chains: `same_rail` enters every host on rail c mod rails.
+std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span<const DeviceId> ranks, int channels,
+                                             bool same_rail) {
+  const HostGroups groups = group_by_host(topology, ranks);
+  if (groups.host.size() < 2 || channels < 1) return {};
+  const auto networks = host_networks(topology);
+  // Per host: its ranks sorted by rail (stable: rank order within a rail), and each one's rail.
+  std::vector<std::vector<int>> sorted(groups.host.size());
+  std::vector<std::vector<int>> rail(groups.host.size());
+  int rails = 1;
+  for (std::size_t h = 0; h < groups.host.size(); ++h) {
+    const auto it = groups.host[h] == kNoHost ? networks.end() : networks.find(groups.host[h]);
+    static const std::vector<DeviceId> kNone;
+    const std::vector<DeviceId>& nics = it == networks.end() ? kNone : it->second.nics;
+    if (h == 0) rails = std::max<int>(1, int(nics.size()));
+    std::vector<std::pair<int, int>> by_rail;  // (rail, rank)
+    for (int r : groups.members[h]) by_rail.emplace_back(nearest_rail(topology, ranks[std::size_t(r)], nics), r);
+    std::stable_sort(by_rail.begin(), by_rail.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [rl, r] : by_rail) {
+      sorted[h].push_back(r);
+      rail[h].push_back(rl);
+    }
+  }
+  std::vector<std::vector<int>> rings;
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int> ring;
+    ring.reserve(ranks.size());
+    int want = c % rails;
+    for (std::size_t h = 0; h < sorted.size(); ++h) {
+      const std::vector<int>& members = sorted[h];
+      const auto n = members.size();
+      const auto found = std::find(rail[h].begin(), rail[h].end(), want);
+      const std::size_t entry = found != rail[h].end() ? std::size_t(found - rail[h].begin()) : std::size_t(want) % n;
+      for (std::size_t k = 0; k < n; ++k) ring.push_back(members[(entry + k) % n]);
+      if (!same_rail) want = rail[h][(entry + n - 1) % n];  // the next host enters where this one leaves
+    }
+    rings.push_back(std::move(ring));
+  }
+  return rings;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
+                                                 int channels) {
+  return channel_orders(topology, ranks, channels, false);
+}
+
+std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::span<const DeviceId> ranks,
+                                               int channels) {
+  return channel_orders(topology, ranks, channels, true);
+}
+
+NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
+  NcclResolved out{nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload), spec};
+  const NcclChoice& choice = out.choice;
+  out.spec.algorithm = choice.algorithm;
+  out.spec.channels = choice.channels;
+  out.spec.chunk = choice.chunk;
+  out.spec.channel_rings.clear();
+  out.spec.host_chains = false;
+  if (choice.algorithm == Algorithm::Ring) {
+    out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels);
+  } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
+    out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
+    out.spec.host_chains = !out.spec.channel_rings.empty();
+  }
+  return out;
 }
 
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes message) {

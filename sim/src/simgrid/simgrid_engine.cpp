@@ -515,6 +515,9 @@ SimgridSimulator::SimgridSimulator(const Topology& topology, SimOptions options,
     : topology_(topology), options_(std::move(options)), model_(model) {}
 
 Result SimgridSimulator::run(const Schedule& schedule) const {
+  if (options_.start_latency != Duration{} || !options_.link_latencies)
+    throw std::invalid_argument(
+        "the SimGrid engine times link latencies only; NCCL's latency model (--algo nccl) runs on the ringlab engine");
   const std::vector<SimgridRoute> routes = schedule_routes(topology_, options_, schedule);
   const TempPlatform platform(topology_, routes);
   int fds[2];

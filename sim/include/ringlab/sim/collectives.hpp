@@ -120,6 +120,11 @@ struct CollectiveSpec {
   /// channel_rings[c][k] and sends to position k+1 (chains for Broadcast/Reduce run along it from
   /// the root). Empty = identity (rank i sends to i+1). Other algorithms and top-k ignore it.
   std::vector<std::vector<int>> channel_rings;
+  /// tree AllReduce with channel_rings: NCCL's tree (src/graph/trees.cc, connect.cc). Channel c
+  /// chains each host's ranks in the order channel_rings[c] visits them, below the host's first rank
+  /// there (its head, by the channel's NIC); the heads are joined by the double binary tree over the
+  /// hosts in ring order. Set by the nccl algorithm; false = the flat double binary tree over ranks.
+  bool host_chains = false;
 };
 
 /// Compiles `spec` over `ranks` (rank r runs on GPU ranks[r]; the order is the ring order).

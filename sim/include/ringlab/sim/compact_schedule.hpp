@@ -9,10 +9,10 @@
 // Simulator::run(const CompactSchedule&) runs it in memory linear in ranks and links.
 //
 // Covered: algorithm ring for AllReduce, ReduceScatter and AllGather with an uncompressed payload,
-// identity ring orders (CollectiveSpec::channel_rings) and every block of every pipelining unit
-// non-empty (each piece has at least p elements). Anything else (other algorithms, compression,
-// per-channel ring orders, tiny messages) is left to the explicit form:
-// build_compact_schedule() returns nullopt.
+// any per-channel ring orders (CollectiveSpec::channel_rings: the closed form works on ring
+// positions and maps a position to its rank through the channel's ring), and every block of every
+// pipelining unit non-empty (each piece has at least p elements). Anything else (other algorithms,
+// compression, tiny messages) is left to the explicit form: build_compact_schedule() returns nullopt.
 #pragma once
 
 #include <array>
@@ -132,7 +132,8 @@ class CompactSchedule {
       return magic == 0 ? x : std::uint64_t((Wide(magic) * x) >> 64);
     }
   };
-  /// One transfer slot of the ring: rank `rank` sends to rank+1 in step `step` of `phase`, unit `unit`.
+  /// One transfer slot of the ring: the rank at ring position `rank` sends to the one at position
+  /// rank+1 in step `step` of `phase`, unit `unit`.
   struct Slot {
     Phase phase;
     std::uint32_t step;
@@ -141,6 +142,7 @@ class CompactSchedule {
     std::uint32_t part;  ///< 0 send, 1 recv, 2 reduce (ReduceScatter only)
   };
   Slot decode(CompactOpId id) const;
+  static void set_rings(CompactSchedule& s, const std::vector<std::vector<int>>& rings);
   CompactOpId id_of(Phase phase, std::uint32_t step, std::uint32_t unit, std::uint32_t rank) const;
   /// The block a slot moves (index into block_first_ / block_count_).
   std::uint32_t block_index(const Slot& s) const;
@@ -150,6 +152,14 @@ class CompactSchedule {
   /// The op that last wrote the block this slot's sender sends, or kNoCompactOp (initial data).
   CompactOpId dense_producer(const Slot& s) const;
   OpPair send_deps(const Slot& s) const;
+  /// The rank at ring position `pos` of `channel` (the identity without channel rings).
+  std::uint32_t rank_at(std::uint16_t channel, std::uint32_t pos) const {
+    return ring_rank_.empty() ? pos : ring_rank_[std::size_t(channel % ring_count_) * std::size_t(ranks_) + pos];
+  }
+  /// The ring position of rank `r` in `channel`.
+  std::uint32_t position_of(std::uint16_t channel, std::uint32_t r) const {
+    return ring_position_.empty() ? r : ring_position_[std::size_t(channel % ring_count_) * std::size_t(ranks_) + r];
+  }
   bool has_rs() const { return collective_ != Collective::AllGather; }
   bool has_ag() const { return collective_ != Collective::ReduceScatter; }
 
@@ -167,6 +177,11 @@ class CompactSchedule {
   std::vector<std::uint32_t> unit_next_;  ///< next unit on the same channel, or UINT32_MAX
   std::vector<std::uint32_t> channel_first_;  ///< per channel: its first unit
   std::vector<std::uint32_t> channel_last_;   ///< per channel: its last unit
+  /// Channel rings (CollectiveSpec::channel_rings, channel c uses ring c mod ring_count_), ring-major:
+  /// the rank at each position, and each rank's position. Empty when every ring is the identity.
+  std::vector<std::uint32_t> ring_rank_;
+  std::vector<std::uint32_t> ring_position_;
+  std::uint32_t ring_count_ = 1;
   std::vector<std::int64_t> block_first_;  ///< in elements; unit-major: unit u, block b at u * ranks + b
   std::vector<std::int64_t> block_count_;  ///< in elements
   std::uint64_t rs_ops_ = 0;  ///< ops of the reduce-scatter phase (3 per slot)

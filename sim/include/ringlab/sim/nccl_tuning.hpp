@@ -39,8 +39,10 @@ struct NcclModel {
   bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
   bool collnet = false;              ///< a fabric switch that reduces (InfiniBand SHARP) and > 1 node
   GpuModel gpu = GpuModel::Generic;  ///< oldest GPU among the ranks (NCCL's minCompCap)
+  int nics = 0;                      ///< network rails: fewest NICs that leave a host (0 single node)
   Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
-  Bandwidth inter;                   ///< per-GPU share of its host's network bandwidth (0 single node)
+  Bandwidth inter;                   ///< bandwidth leaving a host, fewest over the hosts (0 single node):
+                                     ///< NCCL spreads its channels over every NIC of the node
 };
 
 /// One (algorithm, protocol) row of NCCL's table for a collective and size.
@@ -67,9 +69,29 @@ struct NcclChoice {
 
 /// Summarises the topology for the model. Approximations (NCCL measures these in its search):
 /// intra = sum of a GPU's NVLink bandwidth, or its PCIe link; inter = bandwidth leaving the host
-/// divided by the host's ranks; channels = per-GPU bottleneck bandwidth / the per-channel cap of the
-/// GPU generation, rounded up, clamped to [2, 32]. Precondition: ranks are distinct GPUs.
+/// (NCCL's channels together use every NIC); channels = bottleneck bandwidth / the per-channel cap of
+/// the GPU generation, rounded up, clamped to [2, 32], then across nodes rounded up to a multiple of
+/// the NIC count so that every NIC carries as many channels (NCCL builds one ring per NIC and
+/// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels). Precondition: ranks
+/// are distinct GPUs.
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks);
+
+/// NCCL's ring per channel across several hosts (src/graph/search.cc: "NET n -> GPU a -> .. -> GPU x
+/// -> NET n"): hosts in the order of their first rank; inside a host the GPUs sorted by their nearest
+/// NIC (rail). Channel c enters the first host on rail c mod rails; each later host is entered on
+/// the rail the previous host leaves by, so a ring stays on one rail between hosts (a rail-optimised
+/// fabric keeps it on one leaf) and the channels together use every NIC in both directions. ringlab
+/// does not model PXN: a host's last GPU sends on its own NIC. Returns rank-index permutations, one
+/// per channel; empty for a single host.
+std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
+                                                 int channels);
+
+/// NCCL's tree channels (src/graph/search.cc tree pattern "NET n -> GPU a -> .. -> GPU x", the same
+/// NET n on every node): like nccl_channel_rings but channel c enters every host on rail c mod rails,
+/// so the host's head (first in the order) is the GPU nearest that NIC and the rest chain below it.
+/// For CollectiveSpec::host_chains. Empty for a single host.
+std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::span<const DeviceId> ranks,
+                                               int channels);
 
 /// Every enabled (algorithm, protocol) pair for `collective` on `message` bytes, in NCCL's table
 /// order (algorithm, then LL, LL128, Simple). Empty for a single rank.
@@ -85,5 +107,13 @@ bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
 NcclChoice nccl_choose(const NcclModel& model, Collective collective, Bytes message, const Payload& payload = {});
 NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective, Bytes message,
                        const Payload& payload = {});
+
+/// Algorithm::Nccl resolved: NCCL's choice for `spec` and the spec that runs it (algorithm, channels,
+/// chunk, and NCCL's per-channel rings or tree chains across hosts).
+struct NcclResolved {
+  NcclChoice choice;
+  CollectiveSpec spec;
+};
+NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
 
 }  // namespace ringlab::sim

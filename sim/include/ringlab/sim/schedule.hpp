@@ -150,6 +150,11 @@ class Schedule {
   /// NCCL protocol the schedule was built for (Simple unless the nccl algorithm chose another).
   Protocol protocol() const { return protocol_; }
   void set_protocol(Protocol protocol) { protocol_ = protocol; }
+  /// NCCL's modelled latency of the (algorithm, protocol) the nccl algorithm chose; a run charges it
+  /// once before the first op, in place of the links' latencies (SimOptions::start_latency and
+  /// link_latencies). Empty for every other algorithm.
+  std::optional<Duration> nccl_latency() const { return nccl_latency_; }
+  void set_nccl_latency(Duration latency) { nccl_latency_ = latency; }
   /// Broadcast/Reduce root, a rank index (0 for the other collectives).
   int root() const { return root_; }
   void set_root(int root) { root_ = root; }
@@ -189,6 +194,7 @@ class Schedule {
   Payload payload_;
   ReduceOp redop_ = ReduceOp::Sum;
   Protocol protocol_ = Protocol::Simple;
+  std::optional<Duration> nccl_latency_;
   int root_ = 0;
   int rank_count_;
   std::size_t channels_ = 1;

@@ -54,6 +54,13 @@ struct SimOptions {
   /// 4 % of a 1,024-GPU ring's simulation time (SimGrid runs always fill it).
   bool record_rank_finish = false;
   std::size_t bottleneck_count = 5;      ///< how many link directions Result::bottlenecks lists
+  /// Software latency that passes before the first op starts: run_collective sets NCCL's modelled
+  /// latency of the chosen (algorithm, protocol) here under Algorithm::Nccl (base latency plus
+  /// per-step hardware latency, NCCL src/graph/tuning.cc). Zero by default.
+  Duration start_latency;
+  /// Time the links' hop latencies and per-message overheads. Off under Algorithm::Nccl, where
+  /// start_latency holds NCCL's whole latency model and the flows supply the bandwidth term.
+  bool link_latencies = true;
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
   /// Test hook: after every bandwidth reallocation verify that no link direction carries more than its

@@ -1,0 +1,224 @@
+// NCCL's channels across nodes: one ring per channel, spread over every NIC of a node and kept on one
+// rail between nodes (nccl_channel_rings), and what that does to a simulated multi-node allreduce
+// under --algo nccl: busbw reaches the node's whole network bandwidth, not one NIC's.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/sim/run_collective.hpp"
+#include "ringlab/sim/simulator.hpp"
+#include "ringlab/topology/generators.hpp"
+#include "ringlab/topology/routing.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+Topology dgx_h100_cluster(int nodes, FabricKind fabric) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = fabric;
+  if (fabric == FabricKind::RailOptimized) spec.fabric.spines = 2;
+  return make_cluster(spec);
+}
+
+/// The NIC a route leaves or enters a host by (the first / last NIC on it).
+DeviceId nic_on(const Topology& t, const Route& r, bool last) {
+  std::vector<DeviceId> nics;
+  for (DirectionId c : r.directions)
+    if (t.device(t.direction_target(c)).kind == DeviceKind::Nic) nics.push_back(t.direction_target(c));
+  REQUIRE(nics.size() == 2);
+  return last ? nics.back() : nics.front();
+}
+
+}  // namespace
+
+TEST_CASE("nccl channel rings: every NIC sends and receives the same number of channels, on one rail",
+          "[nccl][channels]") {
+  const int nodes = GENERATE(2, 3, 4);
+  const Topology t = dgx_h100_cluster(nodes, FabricKind::RailOptimized);
+  const std::vector<DeviceId> ranks = t.gpus();
+  const NcclModel m = nccl_model(t, ranks);
+  REQUIRE(m.nics == 8);
+  REQUIRE(m.channels % 8 == 0);
+  const auto rings = nccl_channel_rings(t, ranks, m.channels);
+  REQUIRE(int(rings.size()) == m.channels);
+  const Router router(t, EcmpPolicy::First);
+  std::map<DeviceId, int> sends, receives;
+  int cross_rail = 0;
+  for (const std::vector<int>& ring : rings) {
+    std::vector<int> sorted = ring;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < sorted.size(); ++k) REQUIRE(sorted[k] == int(k));  // a permutation
+    for (std::size_t k = 0; k < ring.size(); ++k) {
+      const DeviceId a = ranks[std::size_t(ring[k])];
+      const DeviceId b = ranks[std::size_t(ring[(k + 1) % ring.size()])];
+      if (t.device(a).host == t.device(b).host) continue;
+      const Route r = router.route(a, b);
+      const DeviceId out = nic_on(t, r, false);
+      const DeviceId in = nic_on(t, r, true);
+      ++sends[out];
+      ++receives[in];
+      if (t.device(out).local_index != t.device(in).local_index) ++cross_rail;
+    }
+  }
+  // Every NIC of every node: channels / 8 sends and as many receives.
+  REQUIRE(int(sends.size()) == 8 * nodes);
+  REQUIRE(int(receives.size()) == 8 * nodes);
+  for (const auto& [nic, n] : sends) CHECK(n == m.channels / 8);
+  for (const auto& [nic, n] : receives) CHECK(n == m.channels / 8);
+  // Between consecutive hosts a ring stays on its rail; only the wrap-around may cross (when the
+  // rail has not come back to where it started after `nodes` hosts: 8 rails, so unless nodes % 8 == 0).
+  CHECK(cross_rail <= m.channels);
+  CHECK(cross_rail == (nodes % 8 == 0 ? 0 : m.channels));
+}
+
+TEST_CASE("nccl channel rings: one host gives no rings (NCCL's intra-node rings are all alike on NVSwitch)",
+          "[nccl][channels]") {
+  const Topology t = dgx_h100_cluster(1, FabricKind::SingleSwitch);
+  CHECK(nccl_channel_rings(t, t.gpus(), 16).empty());
+}
+
+TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 NICs (400 GB/s), not one NIC's",
+          "[nccl][channels]") {
+  // Ring allreduce over p = 16 ranks, C channels, each NIC carrying C/8 channels per direction: every
+  // step moves M/(pC) per flow through the NIC at 50 GB/s / (C/8), so busbw = 2(p-1)/p M / t tends to
+  // 8 x 50 GB/s = 400 GB/s. NVLink (450 GB/s per GPU) and PCIe Gen5 to the NIC (63 GB/s) are not the
+  // bottleneck. One NIC per node would give at most 50 GB/s.
+  const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 4_GiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Ring);
+  REQUIRE(out.protocol == Protocol::Simple);
+  const double p = 16;
+  const Duration bandwidth_part = out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB).latency;
+  const double busbw = 2 * (p - 1) / p * double(request.message.count()) / bandwidth_part.seconds();
+  CHECK(busbw / 1e9 == Approx(400.0).epsilon(0.03));
+  CHECK(busbw / 1e9 <= 400.0 * (1 + 1e-9));  // never above what the NICs carry
+}
+
+TEST_CASE("nccl: NCCL's modelled latency is the whole latency of a small message", "[nccl][channels]") {
+  // 8 bytes: the bandwidth term is picoseconds, link latencies are off under --algo nccl, so the
+  // simulated time is NCCL's latency for the chosen (algorithm, protocol) plus a few ps of transfer.
+  const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 8_B;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  const NcclChoice choice = nccl_choose(t, t.gpus(), Collective::AllReduce, 8_B);
+  CHECK(out.result->time >= choice.latency);
+  CHECK((out.result->time - choice.latency).microseconds() < 0.1);
+}
+
+TEST_CASE("nccl tree chains: channel c enters every host at the GPU nearest NIC c mod 8", "[nccl][channels][tree]") {
+  const Topology t = dgx_h100_cluster(3, FabricKind::RailOptimized);
+  const std::vector<DeviceId> ranks = t.gpus();
+  const auto chains = nccl_tree_chains(t, ranks, 16);
+  REQUIRE(chains.size() == 16);
+  const Router router(t, EcmpPolicy::First);
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    const std::vector<int>& order = chains[c];
+    for (std::size_t h = 0; h < 3; ++h) {
+      const DeviceId head = ranks[std::size_t(order[h * 8])];
+      const DeviceId other = ranks[std::size_t(order[((h + 1) % 3) * 8])];
+      // The head's route out of its host leaves by NIC c mod 8 (the DGX's GPU i sits next to NIC i).
+      CHECK(t.device(nic_on(t, router.route(head, other), false)).local_index == int(c % 8));
+      for (std::size_t k = 1; k < 8; ++k)  // the host's eight GPUs follow, contiguously
+        CHECK(t.device(ranks[std::size_t(order[h * 8 + k])]).host == t.device(head).host);
+    }
+  }
+}
+
+TEST_CASE("nccl tree with host chains: only heads cross hosts, chains run inside, every NIC is used",
+          "[nccl][channels][tree]") {
+  const Topology t = dgx_h100_cluster(4, FabricKind::RailOptimized);
+  const std::vector<DeviceId> ranks = t.gpus();
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::Tree;
+  spec.message = 64_MiB;
+  spec.channels = 16;
+  spec.channel_rings = nccl_tree_chains(t, ranks, spec.channels);
+  spec.host_chains = true;
+  const Schedule s = build_schedule(t, ranks, spec);
+  const Router router(t, EcmpPolicy::First);
+  std::map<DeviceId, std::int64_t> nic_bytes;  // bytes sent out of each NIC
+  std::int64_t intra_bytes = 0;
+  for (const Op& op : s.ops()) {
+    if (op.kind != OpKind::Send) continue;
+    const std::vector<int>& order = spec.channel_rings[op.channel / 2];  // op.channel = 2*channel + tree
+    const auto pos = [&](int r) { return std::size_t(std::find(order.begin(), order.end(), r) - order.begin()); };
+    const DeviceId a = ranks[op.at];
+    const DeviceId b = ranks[op.peer];
+    const std::int64_t bytes = op.count * s.element_bytes(Buffer::Data);
+    if (t.device(a).host == t.device(b).host) {
+      // Inside a host: neighbours in the channel's chain.
+      const std::size_t pa = pos(int(op.at)), pb = pos(int(op.peer));
+      CHECK((pa + 1 == pb || pb + 1 == pa));
+      CHECK(pa / 8 == pb / 8);
+      intra_bytes += bytes;
+      continue;
+    }
+    // Across hosts: head to head.
+    CHECK(pos(int(op.at)) % 8 == 0);
+    CHECK(pos(int(op.peer)) % 8 == 0);
+    nic_bytes[nic_on(t, router.route(a, b), false)] += bytes;
+  }
+  // Every NIC of every host sends, and equally: 16 channels over 8 rails, 2 per NIC, and each tree
+  // carries each half once up and once down per edge between hosts.
+  REQUIRE(nic_bytes.size() == 32);
+  const auto [lo, hi] = std::minmax_element(nic_bytes.begin(), nic_bytes.end(),
+                                            [](const auto& x, const auto& y) { return x.second < y.second; });
+  // The two trees make some hosts leaves, so per-host totals differ; per rail they are equal across
+  // a host's NICs.
+  for (int h = 0; h < 4; ++h) {
+    std::vector<std::int64_t> per_nic;
+    for (const auto& [nic, b] : nic_bytes)
+      if (t.device(nic).host == t.device(ranks[std::size_t(h * 8)]).host) per_nic.push_back(b);
+    REQUIRE(per_nic.size() == 8);
+    CHECK(*std::min_element(per_nic.begin(), per_nic.end()) == *std::max_element(per_nic.begin(), per_nic.end()));
+  }
+  CHECK(lo->second > 0);
+  CHECK(hi->second <= 2 * lo->second);
+  CHECK(intra_bytes > 0);
+}
+
+TEST_CASE("nccl tree on two DGX H100: bulk allreduce is bound by the chain's NVLink, not one NIC",
+          "[nccl][channels][tree]") {
+  // 16 channels, the double binary tree over 2 hosts, an 8-GPU chain per host per channel. A chain's
+  // middle GPU sends each channel's piece (M/16) twice (up and down); its head and tail once. Heads
+  // rotate over the 8 rails, so every GPU is head in 2 channels and tail in 2: egress per GPU =
+  // (12 x 2 + 4 x 1) M/16 = 1.75 M over its 450 GB/s of NVLink. The NICs carry M/8 each way per NIC
+  // (50 GB/s: 400 GB/s per host), a lighter load. So busbw = 2(p-1)/p M / t = (1.875 / 1.75) x 450 =
+  // 482 GB/s; a tree through one NIC per host would be capped near 2(p-1)/p x 50 = 94 GB/s.
+  const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  const std::vector<DeviceId> ranks = t.gpus();
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::Tree;
+  spec.message = 4_GiB;
+  spec.channels = 16;
+  spec.chunk = 4_MiB;
+  spec.channel_rings = nccl_tree_chains(t, ranks, spec.channels);
+  spec.host_chains = true;
+  const Schedule s = build_schedule(t, ranks, spec);
+  SimOptions options;
+  options.calibration = Calibration::nccl();
+  options.link_latencies = false;
+  const Result r = Simulator(t, options).run(s);
+  const double busbw = 2 * 15.0 / 16 * double(spec.message.count()) / r.time.seconds();
+  CHECK(busbw / 1e9 == Approx(1.875 / 1.75 * 450).epsilon(0.05));
+  CHECK(busbw / 1e9 <= 1.875 / 1.75 * 450 * (1 + 1e-9));
+}
