@@ -43,7 +43,7 @@ void run_calibrate(const CalibrateLine& c) {
   std::vector<sim::Result> measured;
   std::vector<bool> fit;
   for (std::size_t f = 0; f < paths.size(); ++f) {
-    for (sim::Result& r : load_all_measurements({paths[f]}, c.predict.in_place)) {
+    for (sim::Result& r : load_all_measurements({paths[f]}, c.predict, &scenario)) {
       const std::size_t i = measured.size();
       fit.push_back(c.holdout == "none" || (c.holdout == "every-other" ? i % 2 == 0 : f + 1 < paths.size()));
       measured.push_back(std::move(r));

@@ -29,14 +29,14 @@ void run_compare(const CompareLine& c) {
   std::string title;
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
-    measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict.in_place);
+    measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
     predicted = sim::predict_measured(scenario.cluster, measured, predict_options(scenario, c.predict, measured),
                                       c.files[1]);
     title = scenario.name + ": predicted (" + c.predict.algorithm + ") vs measured";
   } else {
     if (c.files.size() != 2) throw InputError(c.files[0], "", "is a results file: expected exactly PREDICTED MEASURED");
     predicted = sim::load_results(c.files[0]);
-    measured = load_all_measurements({c.files[1]}, c.predict.in_place);
+    measured = load_all_measurements({c.files[1]}, c.predict);
     title = "predicted vs measured";
   }
   const sim::Comparison comparison = sim::compare(predicted, measured);

@@ -3,8 +3,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "names.hpp"
+#include "nccl_env_options.hpp"
 #include "ringlab/sim/calibration_file.hpp"
 #include "ringlab/sim/nccl_tests.hpp"
 #include "ringlab/sim/result_json.hpp"
@@ -19,6 +21,10 @@ void add_predict_options(CLI::App& cmd, PredictLine& line) {
   cmd.add_option("--calibration", line.calibration,
                  "pure, nccl, or a calibration file from `ringlab calibrate` (default: nccl for --algo nccl, else pure)");
   cmd.add_flag("--in-place", line.in_place, "nccl-tests input: take the in-place half of the table (default out-of-place)");
+  add_nccl_env_option(cmd, line.nccl_env);
+  cmd.add_option("--collective", line.collective,
+                 "nccl-tests text without a '# Collective test starting' line (older versions): which collective ran "
+                 "(default: the scenario's simulate collective)");
 }
 
 bool is_scenario_file(const std::string& path) {
@@ -31,11 +37,23 @@ bool is_scenario_file(const std::string& path) {
   return head.find("\"schema\"") == std::string::npos && head.find("\"ringlab\"") != std::string::npos;
 }
 
-std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& paths, bool in_place) {
+std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& paths, const PredictLine& line,
+                                               const Scenario* scenario) {
+  std::string name = line.collective;
+  if (name.empty() && scenario && scenario->simulate.contains("collective") && scenario->simulate["collective"].is_string())
+    name = scenario->simulate["collective"].get<std::string>();
+  std::optional<sim::Collective> collective;
+  if (!name.empty()) {
+    collective = sim::find_collective(name);
+    if (!collective) throw InputError("", "--collective", "unknown collective '" + name + "'");
+  }
   std::vector<sim::Result> all;
   for (const std::string& path : paths) {
-    std::vector<sim::Result> runs =
-        sim::load_measurements(path, in_place ? sim::Placement::InPlace : sim::Placement::OutOfPlace);
+    std::vector<sim::Result> runs = sim::load_measurements(
+        path, line.in_place ? sim::Placement::InPlace : sim::Placement::OutOfPlace, collective);
+    if (scenario && sim::fill_unknown_ranks(runs, int(scenario->cluster.gpus().size())) > 0)
+      std::cerr << "ringlab: assumed: " << path << " lists no devices; its runs are taken to span all "
+                << scenario->cluster.gpus().size() << " GPUs of " << scenario->file << "\n";
     all.insert(all.end(), std::make_move_iterator(runs.begin()), std::make_move_iterator(runs.end()));
   }
   return all;
@@ -56,6 +74,7 @@ sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine&
   else if (calibration == "nccl") o.calibration = sim::Calibration::nccl();
   else o.calibration = sim::load_calibration_file(calibration).calibration();
   o.scenario_digest = sim::digest_hex(scenario.document.dump());
+  o.nccl_env = read_nccl_env(scenario, line.nccl_env);
   if (!line.rank_order.empty()) {
     const int ranks = measured.empty() ? 0 : measured.front().ranks;
     o.order = sim::load_rank_order(scenario.cluster, line.rank_order, ranks);

@@ -18,6 +18,8 @@ struct PredictLine {
   std::string algorithm = "nccl";   ///< --algo
   std::string calibration;          ///< --calibration: pure, nccl or a file ("": nccl for nccl, else pure)
   bool in_place = false;            ///< --in-place: nccl-tests' in-place half
+  std::vector<std::string> nccl_env;  ///< --nccl-env NAME=VALUE, over the scenario's "nccl" section
+  std::string collective;           ///< --collective: for nccl-tests text that does not name it
 };
 
 /// Adds --rank-order, --algo, --calibration and --in-place to `cmd`.
@@ -26,8 +28,12 @@ void add_predict_options(CLI::App& cmd, PredictLine& line);
 /// True when the JSON file at `path` is a scenario (has the "ringlab" format key), false otherwise.
 bool is_scenario_file(const std::string& path);
 
-/// Every measured run of `paths`, in file order.
-std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& paths, bool in_place);
+/// Every measured run of `paths`, in file order (the in-place half with --in-place). Output that
+/// does not name its collective takes --collective, else the scenario's /simulate/collective; runs
+/// that do not list their devices are taken to span every GPU of `scenario` (said on stderr as
+/// "assumed: ..."). `scenario` may be null (results files need neither).
+std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& paths, const PredictLine& line,
+                                               const Scenario* scenario = nullptr);
 
 /// The prediction settings for `measured` runs on `scenario` (the rank order sized to their rank count).
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,

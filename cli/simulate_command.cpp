@@ -19,6 +19,7 @@
 #include "ringlab/sim/calibration_file.hpp"
 #include "ringlab/sim/plot.hpp"
 #include "names.hpp"
+#include "nccl_env_options.hpp"
 #include "output.hpp"
 #include "validators.hpp"
 #include "ringlab/sim/collectives.hpp"
@@ -74,6 +75,7 @@ struct CommandLine {
   bool print_schedule = false;
   std::string rank_order_file;  ///< --rank-order (relative to the working directory); wins over the section's
   std::string schedule_file;    ///< simulate --schedule: run this schedule file instead of building one
+  std::vector<std::string> nccl_env;  ///< --nccl-env NAME=VALUE, over the scenario's "nccl" section
   /// Settings given on the command line, keyed as in the "simulate" section; merged over it.
   nlohmann::json overrides = nlohmann::json::object();
 };
@@ -95,6 +97,7 @@ struct RunPlan {
   SimgridModel simgrid_model = SimgridModel::Pure;
   Bytes chunk;
   int channels = 1;
+  sim::NcclEnv nccl_env;  ///< the nccl algorithm's NCCL settings
   int root = 0;
   std::uint64_t seed = 0;
   bool model_compute = true;
@@ -251,15 +254,20 @@ RunPlan read_plan(const Scenario& scenario, const CommandLine& c, ProblemList& p
   read_section(reader, JsonNode{&section, "/simulate"}, settings);
   settings.rank_order_file = c.rank_order_file;
   RunPlan plan = validate(settings, scenario, reader, problems);
-  // Under algorithm nccl, NCCL's tuning model picks channels, chunk and protocol per size: a value
-  // given for them would be ignored, so it is refused instead (issue 11 will take NCCL's own
-  // environment settings, NCCL_MIN/MAX_NCHANNELS, NCCL_PROTO, ...).
-  if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl)
-    for (const char* key : {"channels", "chunk", "protocol"})
-      if (section.contains(key))
-        problems.add(std::string("/simulate/") + key,
-                     std::string("not used with algorithm nccl: NCCL's tuning model picks the channels, chunk and "
-                                 "protocol for each size; remove it, or choose an algorithm (ring, tree, ...)"));
+  plan.nccl_env = read_nccl_env(scenario, c.nccl_env);
+  // Under algorithm nccl, NCCL's tuning model picks channels, chunk and protocol per size; the
+  // options mean what NCCL's own settings mean: --protocol is NCCL_PROTO, --channels fixes
+  // NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS. A chunk is NCCL_BUFFSIZE / 8, so --chunk is refused.
+  if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl) {
+    if (section.contains("chunk"))
+      problems.add("/simulate/chunk", "not used with algorithm nccl: NCCL's chunk is NCCL_BUFFSIZE / 8 (Simple); "
+                                      "set --nccl-env NCCL_BUFFSIZE=BYTES instead");
+    if (section.contains("protocol")) sim::set_nccl_env(plan.nccl_env, "NCCL_PROTO", std::string(to_string(plan.protocol)));
+    if (section.contains("channels")) {
+      sim::set_nccl_env(plan.nccl_env, "NCCL_MIN_NCHANNELS", std::to_string(std::min(plan.channels, 32)));
+      sim::set_nccl_env(plan.nccl_env, "NCCL_MAX_NCHANNELS", std::to_string(std::min(plan.channels, 32)));
+    }
+  }
   plan.rank_finish = c.format == "results";
   return plan;
 }
@@ -305,6 +313,7 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   request.root = plan.root;
   request.hierarchy = plan.hierarchy;
   request.inter = plan.inter;
+  request.nccl_env = plan.nccl_env;
   request.options = sim_options(plan);
   request.options.protocol = plan.protocol;
   request.keep_schedule = keep_schedule;
@@ -417,6 +426,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   header.order = plan.order.to_json(scenario.cluster);
   header.calibration = plan.calibration_name;
   if (plan.simgrid) header.notes = "engine simgrid (" + std::string(to_string(plan.simgrid_model)) + " model)";
+  for (const std::string& setting : plan.nccl_env.settings)
+    header.notes += (header.notes.empty() ? "" : ", ") + setting;
   if (plan.payload.compression.kind != CompressionKind::None)
     header.notes += (header.notes.empty() ? "" : ", ") + ("compression " + to_string(plan.payload.compression));
   return SimulateRun{std::move(header), std::move(rows), std::move(last_schedule)};
@@ -552,6 +563,7 @@ void add_simulate_command(CLI::App& app) {
   sim->add_option("-o,--output", c->output, "write the report to this file instead of standard output");
   sim->add_option("--trace", c->trace, "write a Chrome trace-event JSON of the largest size (opens in Perfetto)");
   sim->add_option("--plot", c->plot, "write an SVG plot of busbw (GB/s) against message size, one line per algorithm");
+  add_nccl_env_option(*sim, c->nccl_env);
   sim->add_flag("--print-schedule", c->print_schedule, "print the compiled schedule of the smallest size first");
   sim->callback([c] { run_simulate(*c); });
 
@@ -559,6 +571,7 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* sched = app.add_subcommand(
       "schedule", "Compile one collective into its executable schedule (versioned JSON, docs/schedule-format.md)");
   add_collective_options(sched, s);
+  add_nccl_env_option(*sched, s->nccl_env);
   sched->add_option("-o,--output", s->output, "write the schedule to this file instead of standard output");
   sched->callback([s] { run_schedule(*s); });
 }

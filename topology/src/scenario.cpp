@@ -86,7 +86,8 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
   s.name = file_stem(file_name);
   s.document = document;
   if (!r.expect_object(root)) problems.throw_if_any();
-  r.check_keys(root, {"ringlab", "name", "description", "cluster", "workload", "strategy", "train", "simulate", "layout"});
+  r.check_keys(root, {"ringlab", "name", "description", "cluster", "workload", "strategy", "train", "simulate", "nccl",
+                      "layout"});
   read_version(r, root);
   if (auto name = r.optional_member(root, "name", [&](const JsonNode& n) { return r.string(n); })) s.name = *name;
   if (auto d = r.optional_member(root, "description", [&](const JsonNode& n) { return r.string(n); }))
@@ -97,6 +98,7 @@ Scenario scenario_from_json(const nlohmann::json& document, const std::string& f
   read_section(r, root, "strategy", s.strategy);
   read_section(r, root, "simulate", s.simulate);
   read_section(r, root, "train", s.train);
+  read_section(r, root, "nccl", s.nccl);
   read_section(r, root, "layout", s.layout);
   problems.throw_if_any();
   return s;

@@ -17,12 +17,13 @@ struct DataTypeRow {
   std::int64_t bytes;  ///< element size in bytes (IEEE 754 / OCP FP8 formats)
 };
 
-constexpr std::array<DataTypeRow, 5> kDataTypes{{
+constexpr std::array<DataTypeRow, 6> kDataTypes{{
     {DataType::Fp32, "fp32", 4},
     {DataType::Bf16, "bf16", 2},
     {DataType::Fp16, "fp16", 2},
     {DataType::Fp8, "fp8", 1},
     {DataType::Int8, "int8", 1},
+    {DataType::Fp64, "fp64", 8},
 }};
 
 std::optional<double> parse_ratio(std::string_view text) {
@@ -46,6 +47,7 @@ std::string_view nccl_name(DataType type) {
     case DataType::Fp16: return "half";
     case DataType::Fp8: return "fp8_e4m3";
     case DataType::Int8: return "int8";
+    case DataType::Fp64: return "double";
   }
   return "float";
 }
@@ -56,6 +58,7 @@ std::optional<DataType> find_data_type(std::string_view name) {
   if (name == "float" || name == "float32") return DataType::Fp32;
   if (name == "half" || name == "float16") return DataType::Fp16;
   if (name == "bfloat16") return DataType::Bf16;
+  if (name == "double" || name == "float64") return DataType::Fp64;
   return std::nullopt;
 }
 

@@ -17,6 +17,7 @@ CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
   spec.algorithm = request.algorithm;
   spec.message = message;
   spec.payload = request.payload;
+  spec.nccl_env = request.nccl_env;
   spec.channels = request.channels;
   spec.chunk = request.chunk;
   spec.root = request.root;
@@ -81,6 +82,20 @@ void fill_key(const Topology& topology, const CollectiveRequest& request, Collec
   key.order = request.order.digest(topology);
 }
 
+/// NVLS: the flows carry every byte over the GPUs' NVLinks at line rate, but the NVSwitch's
+/// multicast and reduction run slower (NCCL's nvlsEfficiency and NVLS channel bandwidth, see
+/// nccl_tuning.cpp). NCCL's NVLS rate is therefore a floor on the time: a run the links alone would
+/// finish sooner is stretched to latency + bytes / NCCL's algorithm bandwidth (rank finish times
+/// move by the same amount).
+void apply_switch_rate(Result& result, const NcclChoice& choice, Bytes message) {
+  if (choice.bandwidth.bits_per_second() <= 0) return;
+  const Duration floor = choice.latency + message / choice.bandwidth;
+  if (result.time >= floor) return;
+  const Duration delta = floor - result.time;
+  result.time = floor;
+  for (Duration& d : result.rank_finish) d = d + delta;
+}
+
 /// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once; the run then
 /// uses NCCL's rings (nccl_channel_rings) and NCCL's modelled latency (SimOptions::start_latency).
 CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& request, CollectiveSpec spec) {
@@ -88,6 +103,11 @@ CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& re
   // order's channel rings do not reach NCCL).
   const NcclResolved nccl = nccl_resolve(topology, request.order.ranks, spec);
   const NcclChoice& choice = nccl.choice;
+  if (!choice.unavailable.empty()) {
+    CollectiveOutcome out;
+    out.not_applicable = choice.unavailable;
+    return out;
+  }
   spec = nccl.spec;
   SimOptions options = request.options;
   options.protocol = choice.protocol;
@@ -95,6 +115,7 @@ CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& re
   options.start_latency = choice.latency;
   options.link_latencies = false;
   CollectiveOutcome out = run_spec(topology, request, spec, options);
+  if (out.result && choice.nccl_algorithm == NcclAlgorithm::Nvls) apply_switch_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
   if (out.schedule) {

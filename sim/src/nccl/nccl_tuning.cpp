@@ -83,12 +83,24 @@ constexpr double kTreeLLShare = 1.0 / 3.8;           // tree LL
 constexpr double kTreeLL128SingleNode = 7.0 / 9.0;   // tree LL128, one node
 constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several nodes
 constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
-constexpr double kNvlsAlgoRatio = 5.0 / 6.0;           // NVLS busBw -> algBw
 constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
 constexpr double kCollNetArityLatencyUs = 0.4;         // CollNetDirect arity serialisation per local rank
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
 constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
 constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank before the plateau applies
+
+// NVLS (NCCL master, 2.28/2.29: src/graph/search.cc ncclTopoSearchTryNvls and ncclTopoCompute,
+// src/graph/tuning.cc, src/graph/topo.h). The NVLS graph has one channel per GPU of the node
+// (NCCL_MAX_NVLS_ARITY caps it); every channel pulls from every GPU's NVLink, the head's twice, so
+// its bandwidth is the fastest entry of the generation's intra speed array with
+// (gpus + 1) x speed <= the GPU's NVLink bandwidth in NCCL's units (links x SMxx_NVLINK_BW). The
+// switch's multicast and reduction run at nvlsEfficiency of that, and AllReduce pipelines its
+// reduce-scatter and all-gather halves (x 2).
+constexpr int kNvlsMaxArity = 32;                                          // NCCL_MAX_NVLS_ARITY (device.h)
+constexpr std::array<double, 3> kNvlinkLinkGBs{20.0, 20.0, 20.6};          // SM70/SM80/SM90_NVLINK_BW, GB/s
+constexpr std::array<double, 3> kNvlsEfficiency{0.0, 0.0, 0.85};           // nvlsEfficiency (Volta, Ampere, Hopper)
+constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kNvlsAllReducePipelining = 2.0;
 
 // Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
 // bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
@@ -101,14 +113,13 @@ constexpr int kMaxChannels = 32;
 // LL128: 120 elems/thread x 640 threads x 8 B per step, 15 of 16 words data; LL: 8 lines/thread x
 // 512 threads x 16 B per step, half of each line data. Approximate: NCCL also slices and scales
 // chunks by thread count and channel.
+constexpr std::int64_t kNcclSteps = 8;  // NCCL_STEPS: a Simple buffer (NCCL_BUFFSIZE) holds 8 steps
 constexpr std::array<Bytes, kNcclProtocols> kStepBytes{
     Bytes{8 * 512 * 16 / 2},         // LL: 32 KiB of data
     Bytes{120 * 640 * 8 * 15 / 16},  // LL128: 576000 B of data
-    Bytes{(4 << 20) / 8},            // Simple: 512 KiB
+    Bytes{(4 << 20) / kNcclSteps},   // Simple: 512 KiB (NcclEnv::buffer / kNcclSteps when set)
 };
 
-constexpr std::array<std::string_view, kNcclAlgorithmCount> kNcclAlgorithmNames{"tree", "ring", "collnet_direct",
-                                                                                "nvls"};
 
 int generation(GpuModel gpu) {
   switch (gpu) {
@@ -166,6 +177,23 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
   return false;
 }
 
+/// NVLS busBw in GB/s (see the NVLS constants); 0 where NCCL's search finds no NVLS graph.
+double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
+  const int gen = generation(m.gpu);
+  const int channels = std::min(kNvlsMaxArity, int(ppn));
+  if (channels < 2 || m.nvlinks == 0 || kNvlsEfficiency[std::size_t(gen)] == 0.0) return 0.0;
+  const double nvlink = m.nvlinks * kNvlinkLinkGBs[std::size_t(gen)];
+  double speed = 0.0;
+  for (double s : kSm90SpeedIntra)
+    if ((channels + 1) * s <= nvlink) {
+      speed = s;
+      break;
+    }
+  double per_channel = speed * kNvlsEfficiency[std::size_t(gen)] * (channels - 1) / channels;
+  per_channel *= c == Collective::AllReduce ? kNvlsAllReducePipelining : (ppn - 1) / ppn;
+  return channels * per_channel;
+}
+
 /// comm->bandwidths[coll][a][p] in GB/s (algorithm bandwidth), 0 when disabled.
 double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   const int gen = generation(m.gpu);
@@ -178,6 +206,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
   double bus = channels * bw;
+  if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
   const double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
   if (a == NcclAlgorithm::Ring && p == kLL) {
     const bool quarter = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
@@ -201,7 +230,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   }
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
-  if (a == NcclAlgorithm::Nvls) ratio = kNvlsAlgoRatio;
+  if (a == NcclAlgorithm::Nvls) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
   return bus * ratio;
 }
 
@@ -253,7 +282,6 @@ bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
 }  // namespace
 
-std::string_view to_string(NcclAlgorithm a) { return kNcclAlgorithmNames[std::size_t(a)]; }
 
 namespace {
 
@@ -342,8 +370,9 @@ int nearest_rail(const Topology& topology, DeviceId gpu, const std::vector<Devic
 
 }  // namespace
 
-NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) {
+NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env) {
   NcclModel m;
+  m.env = env;
   m.ranks = int(ranks.size());
   if (ranks.empty()) return m;
   m.nvlink = true;
@@ -354,11 +383,16 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) 
     m.gpu = std::min(m.gpu, dev.gpu_model);  // Generic (0) if any GPU is unnamed, else the oldest
     Bandwidth nvlink;
     Bandwidth widest;
+    int nvlinks = 0;
     for (const Adjacency& adj : topology.neighbors(r)) {
       const Link& link = topology.link(adj.link);
-      if (is_nvlink(link.kind)) nvlink = nvlink + link.bandwidth;
+      if (is_nvlink(link.kind)) {
+        nvlink = nvlink + link.bandwidth;
+        nvlinks += link.lanes;
+      }
       widest = std::max(widest, link.bandwidth);
     }
+    m.nvlinks = first ? nvlinks : std::min(m.nvlinks, nvlinks);
     const bool has_nvlink = nvlink.bits_per_second() > 0;
     m.nvlink = m.nvlink && has_nvlink;
     const Bandwidth intra = has_nvlink ? nvlink : widest;
@@ -393,6 +427,10 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks) 
     const int per_nic = std::max(1, (m.channels + m.nics - 1) / m.nics);
     m.channels = std::min(kMaxChannels, per_nic * m.nics);
   }
+  if (env.min_channels > 0) m.channels = std::max(m.channels, env.min_channels);
+  if (env.max_channels > 0) m.channels = std::min(m.channels, env.max_channels);
+  m.nvls = m.nvls && env.nvls;
+  m.collnet = m.collnet && env.collnet;
   return m;
 }
 
@@ -452,7 +490,7 @@ std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::sp
 }
 
 NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
-  NcclResolved out{nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload), spec};
+  NcclResolved out{nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload, spec.nccl_env), spec};
   const NcclChoice& choice = out.choice;
   out.spec.algorithm = choice.algorithm;
   out.spec.channels = choice.channels;
@@ -476,7 +514,10 @@ std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes
     const auto a = NcclAlgorithm(ai);
     for (int p = 0; p < kNcclProtocols; ++p) {
       if (!algorithm_applies(m, c, a, p)) continue;
-      if (p == kLL128 && !ll128_enabled(m)) continue;
+      if (m.env.algorithms[std::size_t(a)] == NcclEnable::Off) continue;
+      const NcclEnable proto = m.env.protocols[std::size_t(kProtocolsInNcclOrder[std::size_t(p)])];
+      if (proto == NcclEnable::Off) continue;
+      if (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m)) continue;
       double bw = model_bandwidth(m, c, a, p);
       if (bw <= 0) continue;
       double lat = model_latency(m, c, a, p);
@@ -506,14 +547,19 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.name = "ring/simple";
   std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
   std::erase_if(all, [&](const NcclEstimate& e) { return !nccl_runs_payload(e.algorithm, payload); });
-  if (all.empty()) return choice;
+  if (all.empty()) {
+    if (m.ranks >= 2 && !m.env.settings.empty())
+      choice.unavailable = "NCCL would fail: no algorithm/protocol available for " + std::string(to_string(c)) +
+                           " under the NCCL settings given";
+    return choice;
+  }
   const auto best = std::min_element(all.begin(), all.end(),
                                      [](const NcclEstimate& x, const NcclEstimate& y) { return x.time < y.time; });
   const int p = nccl_protocol(best->protocol);
   choice.algorithm = ringlab_algorithm(best->algorithm);
   choice.nccl_algorithm = best->algorithm;
   choice.protocol = best->protocol;
-  choice.chunk = kStepBytes[std::size_t(p)];
+  choice.chunk = p == kSimple ? Bytes{m.env.buffer.count() / kNcclSteps} : kStepBytes[std::size_t(p)];
   choice.predicted = best->time;
   choice.latency = best->latency;
   choice.bandwidth = best->bandwidth;
@@ -524,8 +570,8 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
 }
 
 NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective,
-                       Bytes message, const Payload& payload) {
-  return nccl_choose(nccl_model(topology, ranks), collective, message, payload);
+                       Bytes message, const Payload& payload, const NcclEnv& env) {
+  return nccl_choose(nccl_model(topology, ranks, env), collective, message, payload);
 }
 
 }  // namespace ringlab::sim

@@ -128,9 +128,27 @@ std::optional<Result> read_json_row(const nlohmann::json& row, const Header& h, 
   return r;
 }
 
+/// `line` without a launcher's prefix: "12: " (srun -l) or "[1,0]<stdout>:" / "[1,0]<stderr>:"
+/// (Open MPI's --tag-output).
+std::string_view without_launcher_prefix(std::string_view line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos) return line;
+  if (line[i] == '[') {
+    const auto close = line.find("]<std", i);
+    const auto colon = close == std::string_view::npos ? close : line.find(">:", close);
+    if (colon != std::string_view::npos) return line.substr(colon + 2);
+    return line;
+  }
+  std::size_t j = i;
+  while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+  if (j > i && j + 1 < line.size() && line[j] == ':' && line[j + 1] == ' ') return line.substr(j + 2);
+  return line;
+}
+
 }  // namespace
 
-std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file, Placement placement) {
+std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file, Placement placement,
+                                         std::optional<Collective> collective) {
   ProblemList problems(file);
   Header h;
   struct Row {
@@ -140,9 +158,10 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
   std::vector<Row> rows;
   std::istringstream in{std::string(text)};
   int number = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (std::string raw; std::getline(in, raw);) {
     ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    const std::string line(without_launcher_prefix(raw));
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
     if (line[first] == '#') {
@@ -155,8 +174,10 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     // Rows start with the size; anything else (NCCL INFO lines, warnings) is not a row.
     if (!row.fields.empty() && std::isdigit(static_cast<unsigned char>(row.fields[0][0]))) rows.push_back(row);
   }
+  if (!h.collective) h.collective = collective;
   if (!h.collective)
-    problems.add("", "cannot tell which collective ran: expected a '# Collective test starting: X_perf' line");
+    problems.add("", "cannot tell which collective ran: expected a '# Collective test starting: X_perf' line "
+                     "(older nccl-tests print none: then say which, e.g. compare --collective allreduce)");
   if (rows.empty()) problems.add("", "no result rows (lines starting with a size)");
   problems.throw_if_any();
 
@@ -232,14 +253,25 @@ std::vector<Result> read_nccl_tests_json(const nlohmann::json& doc, const std::s
   return results;
 }
 
-std::vector<Result> load_measurements(const std::string& path, Placement placement) {
+std::size_t fill_unknown_ranks(std::vector<Result>& results, int ranks) {
+  std::size_t filled = 0;
+  for (Result& r : results)
+    if (r.ranks <= 0) {
+      r.ranks = ranks;
+      ++filled;
+    }
+  return filled;
+}
+
+std::vector<Result> load_measurements(const std::string& path, Placement placement,
+                                      std::optional<Collective> collective) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the measurement file");
   std::ostringstream text;
   text << in.rdbuf();
   const std::string content = text.str();
   const auto first = content.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || content[first] != '{') return read_nccl_tests_text(content, path, placement);
+  if (first == std::string::npos || content[first] != '{') return read_nccl_tests_text(content, path, placement, collective);
   const nlohmann::json doc = parse_json_text(content, path);
   if (doc.is_object() && doc.contains("schema")) return read_results_json(doc, path);
   return read_nccl_tests_json(doc, path, placement);

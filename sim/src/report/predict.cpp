@@ -31,6 +31,7 @@ std::vector<Result> predict_measured(const Topology& topology, std::span<const R
     request.payload.dtype = *dtype;
     request.order = options.order ? *options.order : declaration_order(topology, ranks);
     request.options.calibration = options.calibration;
+    request.nccl_env = options.nccl_env;
     const CollectiveOutcome outcome = run_collective(topology, request);
     if (!outcome.applicable()) throw InputError(source, where, outcome.not_applicable);
     Result r = *outcome.result;

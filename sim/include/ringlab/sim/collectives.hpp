@@ -78,6 +78,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/payload.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/topology.hpp"
@@ -125,6 +126,8 @@ struct CollectiveSpec {
   /// there (its head, by the channel's NIC); the heads are joined by the double binary tree over the
   /// hosts in ring order. Set by the nccl algorithm; false = the flat double binary tree over ranks.
   bool host_chains = false;
+  /// Algorithm::Nccl: the NCCL environment NCCL's choice runs under (NCCL_ALGO, NCCL_PROTO, ...).
+  NcclEnv nccl_env;
 };
 
 /// Compiles `spec` over `ranks` (rank r runs on GPU ranks[r]; the order is the ring order).

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,15 @@ namespace ringlab::sim {
 enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 
 /// Reads nccl-tests' text output. Time = the reported time (the mean of the iterations); no iteration
-/// statistics (the text has no distribution). Throws InputError naming `file` and the line of every problem.
+/// statistics (the text has no distribution). Lines may carry a launcher's prefix, which is dropped:
+/// "0: " (srun -l) or "[1,0]<stdout>:" (mpirun --tag-output). Older nccl-tests print no
+/// "# Collective test starting" line, and output cut from a log may lack the device list: then
+/// `collective` says which collective ran (without it that is an error), and the Results have
+/// ranks = 0 (unknown; see fill_unknown_ranks). Throws InputError naming `file` and the line of
+/// every problem.
 std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file,
-                                         Placement placement = Placement::OutOfPlace);
+                                         Placement placement = Placement::OutOfPlace,
+                                         std::optional<Collective> collective = std::nullopt);
 
 /// Reads nccl-tests' -J JSON document. Throws InputError naming `file` and the JSON pointer.
 std::vector<Result> read_nccl_tests_json(const nlohmann::json& document, const std::string& file,
@@ -38,6 +45,11 @@ std::vector<Result> read_nccl_tests_json(const nlohmann::json& document, const s
 
 /// Any measurement file: a ringlab.results file, nccl-tests JSON or nccl-tests text, told apart by
 /// content. Throws InputError naming `path`.
-std::vector<Result> load_measurements(const std::string& path, Placement placement = Placement::OutOfPlace);
+/// `collective`: as for read_nccl_tests_text, for text output that does not name it.
+std::vector<Result> load_measurements(const std::string& path, Placement placement = Placement::OutOfPlace,
+                                      std::optional<Collective> collective = std::nullopt);
+
+/// Sets ranks = `ranks` on every Result whose rank count is unknown (0); returns how many it set.
+std::size_t fill_unknown_ranks(std::vector<Result>& results, int ranks);
 
 }  // namespace ringlab::sim

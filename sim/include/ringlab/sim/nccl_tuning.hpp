@@ -16,6 +16,7 @@
 
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/payload.hpp"
 #include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/kinds.hpp"
@@ -23,12 +24,6 @@
 #include "ringlab/topology/units.hpp"
 
 namespace ringlab::sim {
-
-/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain and NVLSTree are not
-/// modelled).
-enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls };
-inline constexpr int kNcclAlgorithmCount = 4;
-std::string_view to_string(NcclAlgorithm a);
 
 /// The cluster as NCCL's tuning model sees it.
 struct NcclModel {
@@ -41,8 +36,10 @@ struct NcclModel {
   GpuModel gpu = GpuModel::Generic;  ///< oldest GPU among the ranks (NCCL's minCompCap)
   int nics = 0;                      ///< network rails: fewest NICs that leave a host (0 single node)
   Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
+  int nvlinks = 0;                   ///< NVLink links per GPU, fewest over the ranks (0 without NVLink)
   Bandwidth inter;                   ///< bandwidth leaving a host, fewest over the hosts (0 single node):
                                      ///< NCCL spreads its channels over every NIC of the node
+  NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
 };
 
 /// One (algorithm, protocol) row of NCCL's table for a collective and size.
@@ -65,6 +62,9 @@ struct NcclChoice {
   Duration step_latency;  ///< hwLat of the chosen pair on the hops it crosses (NET when multi-node)
   Bandwidth bandwidth;    ///< the model's algorithm bandwidth
   std::string name;       ///< "ring/ll128"
+  /// Non-empty when the NCCL settings leave no (algorithm, protocol) for the collective: NCCL fails
+  /// ("no algorithm/protocol available", src/enqueue.cc); the other fields are then meaningless.
+  std::string unavailable;
 };
 
 /// Summarises the topology for the model. Approximations (NCCL measures these in its search):
@@ -73,8 +73,9 @@ struct NcclChoice {
 /// the GPU generation, rounded up, clamped to [2, 32], then across nodes rounded up to a multiple of
 /// the NIC count so that every NIC carries as many channels (NCCL builds one ring per NIC and
 /// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels). Precondition: ranks
-/// are distinct GPUs.
-NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks);
+/// are distinct GPUs. `env`: NCCL_MIN/MAX_NCHANNELS bound the channels (applied last, as NCCL does),
+/// NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE switch NVLS and CollNet.
+NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env = {});
 
 /// NCCL's ring per channel across several hosts (src/graph/search.cc: "NET n -> GPU a -> .. -> GPU x
 /// -> NET n"): hosts in the order of their first rank; inside a host the GPUs sorted by their nearest
@@ -94,7 +95,9 @@ std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::sp
                                                int channels);
 
 /// Every enabled (algorithm, protocol) pair for `collective` on `message` bytes, in NCCL's table
-/// order (algorithm, then LL, LL128, Simple). Empty for a single rank.
+/// order (algorithm, then LL, LL128, Simple); NCCL_ALGO and NCCL_PROTO (model.env) disable pairs as
+/// in NCCL, and NCCL_PROTO naming LL128 enables it where NCCL's default would not. Empty for a single
+/// rank.
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& model, Collective collective, Bytes message);
 
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
@@ -106,10 +109,10 @@ bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
 /// gives ring/simple, 0.
 NcclChoice nccl_choose(const NcclModel& model, Collective collective, Bytes message, const Payload& payload = {});
 NcclChoice nccl_choose(const Topology& topology, std::span<const DeviceId> ranks, Collective collective, Bytes message,
-                       const Payload& payload = {});
+                       const Payload& payload = {}, const NcclEnv& env = {});
 
 /// Algorithm::Nccl resolved: NCCL's choice for `spec` and the spec that runs it (algorithm, channels,
-/// chunk, and NCCL's per-channel rings or tree chains across hosts).
+/// chunk, and NCCL's per-channel rings or tree chains across hosts), under spec.nccl_env.
 struct NcclResolved {
   NcclChoice choice;
   CollectiveSpec spec;

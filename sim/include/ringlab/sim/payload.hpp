@@ -24,9 +24,9 @@
 
 namespace ringlab::sim {
 
-enum class DataType : std::uint8_t { Fp32, Bf16, Fp16, Fp8, Int8 };
+enum class DataType : std::uint8_t { Fp32, Bf16, Fp16, Fp8, Int8, Fp64 };
 
-/// Bytes per element: fp32 4, bf16/fp16 2, fp8/int8 1.
+/// Bytes per element: fp64 8, fp32 4, bf16/fp16 2, fp8/int8 1.
 std::int64_t element_size(DataType type);
 std::string_view to_string(DataType type);
 /// The name nccl-tests prints in its type column: float, bfloat16, half, fp8_e4m3, int8.

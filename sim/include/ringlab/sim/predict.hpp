@@ -21,6 +21,7 @@ struct PredictOptions {
   Calibration calibration = Calibration::nccl();
   std::optional<RankOrder> order;         ///< the order the runs used; default: the first GPUs in declaration order
   std::string scenario_digest;            ///< copied into each prediction's key
+  NcclEnv nccl_env;                       ///< the runs' NCCL settings (for the nccl algorithm)
 };
 
 /// One prediction per measured Result, in the same order. Throws InputError (naming `source`, the

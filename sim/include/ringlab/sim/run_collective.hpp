@@ -57,6 +57,7 @@ struct CollectiveRequest {
   Hierarchy hierarchy = Hierarchy::Leader;
   InterAlgorithm inter = InterAlgorithm::Ring;
   std::vector<DeviceId> servers;            ///< parameter_server devices; empty = default placement
+  NcclEnv nccl_env;                         ///< Algorithm::Nccl: NCCL_ALGO, NCCL_PROTO, channels, ...
   SimOptions options;                       ///< ECMP, calibration, protocol (set from NCCL's pick), progress, ...
   const TimingEngine* engine = nullptr;     ///< nullptr: the native flow engine
   bool keep_schedule = false;               ///< return the explicit schedule (and record the timeline)

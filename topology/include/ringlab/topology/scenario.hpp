@@ -28,6 +28,8 @@ struct Scenario {
   nlohmann::json strategy = nlohmann::json::object();  ///< "strategy" as written (an object)
   nlohmann::json simulate = nlohmann::json::object();  ///< "simulate" as written (an object)
   nlohmann::json train = nlohmann::json::object();     ///< "train" as written (an object)
+  /// "nccl" as written (an object of NCCL_* environment settings, read by the sim layer's nccl algorithm)
+  nlohmann::json nccl = nlohmann::json::object();
   /// "layout" as written (an object): where ringlab-gui draws things; nothing else reads it.
   nlohmann::json layout = nlohmann::json::object();
   nlohmann::json document;                             ///< the whole document as read, for editors that save it back

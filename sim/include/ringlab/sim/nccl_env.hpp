@@ -1,0 +1,63 @@
+// NCCL's environment settings as input to the nccl algorithm: the variables that change what NCCL
+// runs (algorithm, protocol, channels, buffers, NVLS, CollNet), parsed as NCCL parses them
+// (src/graph/tuning.cc parseList: comma lists, case-insensitive, a leading '^' excludes), with
+// everything ringlab does not model either refused or reported as a warning, never dropped silently.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ringlab/sim/calibration.hpp"
+#include "ringlab/topology/units.hpp"
+
+namespace ringlab::sim {
+
+/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain, NVLSTree and PAT are
+/// not modelled).
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls };
+inline constexpr int kNcclAlgorithmCount = 4;
+std::string_view to_string(NcclAlgorithm a);
+
+/// NCCL's enable states (tuning.cc algoEnable/protoEnable): 2 = NCCL's default decides.
+enum class NcclEnable : std::uint8_t { Off = 0, On = 1, Default = 2 };
+
+/// The NCCL environment of a run. Defaults are NCCL's own.
+struct NcclEnv {
+  std::array<NcclEnable, kNcclAlgorithmCount> algorithms{NcclEnable::Default, NcclEnable::Default,
+                                                          NcclEnable::Default, NcclEnable::Default};
+  std::array<NcclEnable, 3> protocols{NcclEnable::Default, NcclEnable::Default,
+                                      NcclEnable::Default};  ///< indexed by Protocol (Simple, LL128, LL)
+  int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own
+  int max_channels = 0;                ///< NCCL_MAX_NCHANNELS; 0 = NCCL's own
+  bool nvls = true;                    ///< NCCL_NVLS_ENABLE (default 2: on where supported)
+  bool collnet = false;                ///< NCCL_COLLNET_ENABLE (default 0)
+  Bytes buffer = Bytes{4 << 20};       ///< NCCL_BUFFSIZE: the Simple protocol's buffer (8 steps)
+  std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
+
+  bool operator==(const NcclEnv&) const = default;
+};
+
+/// Applies NAME=VALUE to `env`. Throws std::invalid_argument with a message naming what was
+/// expected for a bad value, for a variable that is not NCCL's, and for a setting that changes what
+/// NCCL runs in a way ringlab does not model (NCCL_P2P_DISABLE=1, NCCL_IB_HCA, ...). Returns a
+/// warning ("" when none) for variables that do not change the model (NCCL_DEBUG, ...) or that
+/// ringlab accepts with a caveat.
+std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view value);
+
+/// "NAME=VALUE" split at the first '='; throws std::invalid_argument when there is none.
+std::pair<std::string, std::string> split_nccl_setting(std::string_view setting);
+
+/// Applies a scenario's "nccl" section ({"NCCL_ALGO": "Ring", "NCCL_BUFFSIZE": 8388608, ...}; values
+/// are strings or integers, as the environment variable's value) over `env`, then each NAME=VALUE of
+/// `settings` (--nccl-env) over that. Throws InputError naming `file` and /nccl/NAME (or
+/// "--nccl-env") and what was expected. Warnings (settings ringlab accepts but does not model) are
+/// appended to `warnings`.
+NcclEnv nccl_env_from(const nlohmann::json& section, const std::string& file, const std::vector<std::string>& settings,
+                      std::vector<std::string>& warnings);
+
+}  // namespace ringlab::sim

@@ -1,0 +1,200 @@
+// NCCL environment settings (nccl_env.hpp). Names and list syntax follow NCCL 2.19
+// src/graph/tuning.cc (ncclAlgoStr, ncclProtoStr, parseList) and src/init.cc / src/transport.
+#include "ringlab/sim/nccl_env.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+
+#include "ringlab/topology/error.hpp"
+
+namespace ringlab::sim {
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto comma = s.find(',');
+    if (!s.substr(0, comma).empty()) out.emplace_back(s.substr(0, comma));
+    if (comma == std::string_view::npos) return out;
+    s.remove_prefix(comma + 1);
+  }
+}
+
+[[noreturn]] void bad(std::string_view name, std::string_view value, std::string_view expected) {
+  throw std::invalid_argument(std::string(name) + "=" + std::string(value) + ": expected " + std::string(expected));
+}
+
+long integer(std::string_view name, std::string_view value, long lo, long hi) {
+  long v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc{} || end != value.data() + value.size() || v < lo || v > hi)
+    bad(name, value, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
+// NCCL's names (ncclAlgoStr) with what ringlab does with each; nullopt = not modelled.
+struct AlgoName {
+  std::string_view name;
+  int index;  // into NcclEnv::algorithms, -1 when ringlab does not model it
+};
+constexpr AlgoName kAlgoNames[] = {{"TREE", 0},          {"RING", 1}, {"COLLNETDIRECT", 2}, {"COLLNETCHAIN", -1},
+                                   {"NVLS", 3},          {"NVLSTREE", -1}, {"PAT", -1}};
+constexpr std::string_view kAlgoList = "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT";
+
+/// parseList: a list enables what it names and disables the rest; "^list" disables what it names.
+/// Returns the names given that ringlab does not model.
+template <std::size_t N, typename Find>
+std::vector<std::string> parse_list(std::string_view name, std::string_view value, std::array<NcclEnable, N>& out,
+                                    std::string_view expected, Find find) {
+  const bool exclude = !value.empty() && value.front() == '^';
+  const std::vector<std::string> items = split_commas(exclude ? value.substr(1) : value);
+  if (items.empty()) bad(name, value, "a comma-separated list of " + std::string(expected));
+  out.fill(exclude ? NcclEnable::Default : NcclEnable::Off);
+  std::vector<std::string> unmodelled;
+  for (const std::string& item : items) {
+    const int index = find(upper(item));
+    if (index == -2) bad(name, value, "names from " + std::string(expected) + " (unknown: " + item + ")");
+    if (index == -1) unmodelled.push_back(item);
+    else out[std::size_t(index)] = exclude ? NcclEnable::Off : NcclEnable::On;
+  }
+  return unmodelled;
+}
+
+std::string set_algorithms(NcclEnv& env, std::string_view name, std::string_view value) {
+  if (value.find_first_of(":;") != std::string_view::npos)
+    bad(name, value, "a list such as Ring,Tree or ^NVLS (per-collective lists are not supported by ringlab)");
+  const auto unmodelled = parse_list(name, value, env.algorithms, kAlgoList, [](const std::string& s) {
+    for (const AlgoName& a : kAlgoNames)
+      if (a.name == s) return a.index;
+    return -2;
+  });
+  const bool excluding = value.front() == '^';
+  if (!excluding && std::none_of(env.algorithms.begin(), env.algorithms.end(),
+                                 [](NcclEnable e) { return e == NcclEnable::On; }))
+    bad(name, value, "at least one algorithm ringlab models (Tree, Ring, CollNetDirect, NVLS)");
+  if (unmodelled.empty() || excluding) return "";
+  std::string list;
+  for (const std::string& u : unmodelled) list += (list.empty() ? "" : ", ") + u;
+  return std::string(name) + ": " + list + " not modelled by ringlab; choosing among the others";
+}
+
+void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) {
+  parse_list(name, value, env.protocols, "LL, LL128, Simple", [](const std::string& s) {
+    if (s == "SIMPLE") return int(Protocol::Simple);
+    if (s == "LL128") return int(Protocol::LL128);
+    if (s == "LL") return int(Protocol::LL);
+    return -2;
+  });
+  if (std::all_of(env.protocols.begin(), env.protocols.end(), [](NcclEnable e) { return e == NcclEnable::Off; }))
+    bad(name, value, "at least one protocol enabled");
+}
+
+// Variables that do not change what the model predicts: logging, sockets, timeouts, launch.
+constexpr std::string_view kNoEffect[] = {
+    "NCCL_DEBUG",       "NCCL_DEBUG_SUBSYS",       "NCCL_DEBUG_FILE",   "NCCL_SOCKET_IFNAME",
+    "NCCL_IB_TIMEOUT",  "NCCL_IB_RETRY_CNT",       "NCCL_ASYNC_ERROR_HANDLING", "NCCL_LAUNCH_MODE",
+    "NCCL_IB_GID_INDEX", "NCCL_IB_SL",             "NCCL_IB_TC",        "NCCL_COMM_ID",
+    "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE", "NCCL_CHECK_POINTERS"};
+
+}  // namespace
+
+std::string_view to_string(NcclAlgorithm a) {
+  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls"};
+  return kNames[std::size_t(a)];
+}
+
+std::pair<std::string, std::string> split_nccl_setting(std::string_view setting) {
+  const auto eq = setting.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw std::invalid_argument("'" + std::string(setting) + "': expected NAME=VALUE, e.g. NCCL_ALGO=Ring");
+  return {std::string(setting.substr(0, eq)), std::string(setting.substr(eq + 1))};
+}
+
+std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view value) {
+  env.settings.push_back(std::string(name) + "=" + std::string(value));
+  if (name == "NCCL_ALGO") return set_algorithms(env, name, value);
+  if (name == "NCCL_PROTO") return set_protocols(env, name, value), "";
+  if (name == "NCCL_MIN_NCHANNELS") return env.min_channels = int(integer(name, value, 1, 32)), "";
+  if (name == "NCCL_MAX_NCHANNELS") return env.max_channels = int(integer(name, value, 1, 32)), "";
+  if (name == "NCCL_NCHANNELS") {  // as MIN and MAX together
+    env.min_channels = env.max_channels = int(integer(name, value, 1, 32));
+    return "";
+  }
+  if (name == "NCCL_NVLS_ENABLE") return env.nvls = integer(name, value, 0, 2) != 0, "";
+  if (name == "NCCL_COLLNET_ENABLE") return env.collnet = integer(name, value, 0, 1) != 0, "";
+  if (name == "NCCL_BUFFSIZE") {
+    // NCCL reads a byte count; ringlab also takes a unit string. NCCL_STEPS = 8 steps per buffer.
+    Bytes b;
+    try {
+      b = parse_bytes(value, true);  // NCCL reads a bare byte count
+    } catch (const std::exception&) {
+      bad(name, value, "a buffer size in bytes (e.g. 4194304 or 4MiB)");
+    }
+    if (b.count() < 8 * 1024 || b.count() % 8 != 0) bad(name, value, "at least 8 KiB, a multiple of 8 bytes");
+    env.buffer = b;
+    return "";
+  }
+  if (name == "NCCL_CROSS_NIC") {
+    integer(name, value, 0, 2);
+    return "";  // ringlab's rings stay on one rail between nodes, which every value allows
+  }
+  if (name == "NCCL_P2P_DISABLE" || name == "NCCL_SHM_DISABLE") {
+    if (integer(name, value, 0, 1) == 0) return "";  // NCCL's default
+    throw std::invalid_argument(std::string(name) + "=1: not modelled by ringlab (GPUs inside a node always " +
+                                "talk over the topology's direct path; the SHM and NET transports are not modelled)");
+  }
+  if (name == "NCCL_NET_GDR_LEVEL" || name == "NCCL_IB_HCA")
+    throw std::invalid_argument(std::string(name) + ": not modelled by ringlab (it uses every NIC of a node, " +
+                                "with GPUDirect RDMA); remove the setting");
+  if (name.substr(0, 5) != "NCCL_")
+    throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
+  if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";
+  return std::string(name) + ": not modelled by ringlab; ignored";
+}
+
+namespace {
+
+void apply(NcclEnv& env, const std::string& name, const std::string& value, const std::string& file,
+           const std::string& where, std::vector<std::string>& warnings) {
+  try {
+    std::string warning = set_nccl_env(env, name, value);
+    if (!warning.empty()) warnings.push_back(std::move(warning));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, where, e.what());
+  }
+}
+
+}  // namespace
+
+NcclEnv nccl_env_from(const nlohmann::json& section, const std::string& file, const std::vector<std::string>& settings,
+                      std::vector<std::string>& warnings) {
+  NcclEnv env;
+  for (const auto& [name, value] : section.items()) {
+    const std::string path = "/nccl/" + name;
+    std::string text;
+    if (value.is_string()) text = value.get<std::string>();
+    else if (value.is_number_integer()) text = std::to_string(value.get<long long>());
+    else throw InputError(file, path, "expected a string or an integer, as the environment variable's value");
+    apply(env, name, text, file, path, warnings);
+  }
+  for (const std::string& setting : settings) {
+    std::pair<std::string, std::string> nv;
+    try {
+      nv = split_nccl_setting(setting);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("", "--nccl-env", e.what());
+    }
+    apply(env, nv.first, nv.second, "", "--nccl-env", warnings);
+  }
+  return env;
+}
+
+}  // namespace ringlab::sim
