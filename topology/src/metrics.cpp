@@ -499,7 +499,7 @@ void print_routing(std::ostream& out, const TopologySummary& s) {
     out << "ECMP balance: n/a (no sampled pair has 2-" << kBalanceMaxPaths << " equal-cost paths)\n";
     return;
   }
-  out << "ECMP balance (" << (s.balance_policy == EcmpPolicy::Hash ? "hash" : "first") << " policy, "
+  out << "ECMP balance (" << (s.balance_policy == EcmpPolicy::Hash ? "hash" : s.balance_policy == EcmpPolicy::First ? "first" : "channel") << " policy, "
       << kBalanceFlowsPerPath << " flows per path, " << plural(s.balance_pairs, "pair")
       << "): max/mean flows per path " << fixed(*s.balance_worst) << " (worst), " << fixed(*s.balance_mean)
       << " (mean); 1.00 is even\n";
@@ -581,7 +581,7 @@ nlohmann::ordered_json summary_json(const TopologySummary& s, const std::string&
                            {"paths_min", s.paths_min},
                            {"paths_median", s.paths_median},
                            {"paths_max", s.paths_max}};
-  doc["ecmp_balance"] = {{"policy", s.balance_policy == EcmpPolicy::Hash ? "hash" : "first"},
+  doc["ecmp_balance"] = {{"policy", s.balance_policy == EcmpPolicy::Hash ? "hash" : s.balance_policy == EcmpPolicy::First ? "first" : "channel"},
                          {"flows_per_path", kBalanceFlowsPerPath},
                          {"pairs", s.balance_pairs},
                          {"worst", s.balance_worst ? Json(*s.balance_worst) : Json(nullptr)},

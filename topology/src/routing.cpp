@@ -363,6 +363,7 @@ struct Router::Impl {
       assert(!steps.empty());
       std::size_t pick = 0;
       if (policy == EcmpPolicy::Hash && steps.size() > 1) pick = splitmix64(flow_hash ^ node) % steps.size();
+      if (policy == EcmpPolicy::Channel) pick = std::size_t(flow_key % steps.size());
       directions.push_back(topology->direction_from(steps[pick].link, node));
       node = steps[pick].peer;
       phase = steps[pick].phase;

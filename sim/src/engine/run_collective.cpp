@@ -114,6 +114,7 @@ CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& re
   // NCCL's latency model replaces the links' latencies; the flows supply the bandwidth term.
   options.start_latency = choice.latency;
   options.link_latencies = false;
+  options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
   CollectiveOutcome out = run_spec(topology, request, spec, options);
   if (out.result && choice.nccl_algorithm == NcclAlgorithm::Nvls) apply_switch_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;

@@ -340,10 +340,11 @@ std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology) 
   return out;
 }
 
-/// The rail (index into `nics`) nearest to `gpu` inside its host, by hop count over the host's
-/// internals (GPUs do not forward); ties go to the lower rail. 0 when the host has no NIC.
-int nearest_rail(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
-  if (nics.size() < 2) return 0;
+/// The rails (indices into `nics`) nearest to `gpu` inside its host, by hop count over the host's
+/// internals (GPUs do not forward), lowest first: a GPU whose PCIe switch holds several NICs is
+/// equally near to all of them. {0} when the host has fewer than two NICs.
+std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
+  if (nics.size() < 2) return {0};
   const HostId host = topology.device(gpu).host;
   std::unordered_map<DeviceId, int> distance{{gpu, 0}};
   std::vector<DeviceId> queue{gpu};
@@ -356,14 +357,14 @@ int nearest_rail(const Topology& topology, DeviceId gpu, const std::vector<Devic
       queue.push_back(adj.peer);
     }
   }
-  int best = 0;
+  std::vector<int> best{0};
   int best_distance = INT32_MAX;
   for (std::size_t r = 0; r < nics.size(); ++r) {
     const auto it = distance.find(nics[r]);
-    if (it != distance.end() && it->second < best_distance) {
-      best = int(r);
-      best_distance = it->second;
-    }
+    if (it == distance.end() || it->second > best_distance) continue;
+    if (it->second < best_distance) best.clear();
+    best_distance = it->second;
+    best.push_back(int(r));
   }
   return best;
 }
@@ -442,21 +443,23 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
   const HostGroups groups = group_by_host(topology, ranks);
   if (groups.host.size() < 2 || channels < 1) return {};
   const auto networks = host_networks(topology);
-  // Per host: its ranks sorted by rail (stable: rank order within a rail), and each one's rail.
+  // Per host: its ranks sorted by their first nearest rail (stable: rank order within a rail), and
+  // each one's nearest rails.
   std::vector<std::vector<int>> sorted(groups.host.size());
-  std::vector<std::vector<int>> rail(groups.host.size());
+  std::vector<std::vector<std::vector<int>>> near(groups.host.size());
   int rails = 1;
   for (std::size_t h = 0; h < groups.host.size(); ++h) {
     const auto it = groups.host[h] == kNoHost ? networks.end() : networks.find(groups.host[h]);
     static const std::vector<DeviceId> kNone;
     const std::vector<DeviceId>& nics = it == networks.end() ? kNone : it->second.nics;
     if (h == 0) rails = std::max<int>(1, int(nics.size()));
-    std::vector<std::pair<int, int>> by_rail;  // (rail, rank)
-    for (int r : groups.members[h]) by_rail.emplace_back(nearest_rail(topology, ranks[std::size_t(r)], nics), r);
-    std::stable_sort(by_rail.begin(), by_rail.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (const auto& [rl, r] : by_rail) {
+    std::vector<std::pair<std::vector<int>, int>> by_rail;  // (nearest rails, rank)
+    for (int r : groups.members[h]) by_rail.emplace_back(nearest_rails(topology, ranks[std::size_t(r)], nics), r);
+    std::stable_sort(by_rail.begin(), by_rail.end(),
+                     [](const auto& x, const auto& y) { return x.first.front() < y.first.front(); });
+    for (auto& [rl, r] : by_rail) {
       sorted[h].push_back(r);
-      rail[h].push_back(rl);
+      near[h].push_back(std::move(rl));
     }
   }
   std::vector<std::vector<int>> rings;
@@ -467,10 +470,15 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
     for (std::size_t h = 0; h < sorted.size(); ++h) {
       const std::vector<int>& members = sorted[h];
       const auto n = members.size();
-      const auto found = std::find(rail[h].begin(), rail[h].end(), want);
-      const std::size_t entry = found != rail[h].end() ? std::size_t(found - rail[h].begin()) : std::size_t(want) % n;
+      const auto found = std::find_if(near[h].begin(), near[h].end(), [&](const std::vector<int>& rl) {
+        return std::find(rl.begin(), rl.end(), want) != rl.end();
+      });
+      const std::size_t entry = found != near[h].end() ? std::size_t(found - near[h].begin()) : std::size_t(want) % n;
       for (std::size_t k = 0; k < n; ++k) ring.push_back(members[(entry + k) % n]);
-      if (!same_rail) want = rail[h][(entry + n - 1) % n];  // the next host enters where this one leaves
+      if (!same_rail) {  // the next host enters where this one leaves (EcmpPolicy::Channel picks rail c)
+        const std::vector<int>& exit = near[h][(entry + n - 1) % n];
+        want = exit[std::size_t(c) % exit.size()];
+      }
     }
     rings.push_back(std::move(ring));
   }

@@ -16,7 +16,11 @@
 
 namespace ringlab {
 
-enum class EcmpPolicy : std::uint8_t { Hash, First };
+/// Which of several equal-cost next hops a flow takes: Hash (by source, destination, flow key and
+/// seed), First (the lowest link id), or Channel (the flow key modulo the choices at every branch:
+/// NCCL pins each channel to its own NIC rail, so channel c of a host with several equally near NICs
+/// uses the c-th of them, and the fabric spreads channels the same way).
+enum class EcmpPolicy : std::uint8_t { Hash, First, Channel };
 
 struct Route {
   std::vector<DirectionId> directions;  ///< directed link hops from source to destination
