@@ -133,7 +133,7 @@ DirectionModel make_direction_model(const Topology& topology, const SimOptions& 
   model.overhead.resize(n);
   for (DirectionId c = 0; c < n; ++c) {
     const Link& link = topology.link(Topology::direction_link(c));
-    const LinkFactors f = options.calibration.factors(link_family(link.kind), options.protocol);
+    const LinkFactors f = options.calibration.factors(link.kind, options.protocol);
     model.capacity[c] = bytes_per_ps(link.bandwidth) * f.bandwidth;
     if (!options.link_latencies) continue;
     model.latency[c] = scaled(link.latency, f.latency);

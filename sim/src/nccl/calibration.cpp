@@ -10,6 +10,22 @@ constexpr std::array<double, kProtocolCount> kProtocolEfficiency{1.0, 120.0 / 12
 // reaches ~200 GB/s on 2x Xeon Platinum 8380 (8 channels DDR4-3200 per socket, 409.6 GB/s peak;
 // Intel "3rd Gen Xeon Scalable" performance brief, 2021).
 constexpr double kCpuMemoryBandwidthBytesPerSecond = 200e9;
+// The bandwidth NCCL's topology search gives one NVLink link, GB/s per direction (NCCL src/graph/topo.h:
+// SM70_NVLINK_BW 20.0, SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), over the
+// link's nominal per-direction rate (kinds.cpp: NVLink2-4 25 GB/s, NVLink5 50 GB/s). NVLink1 (P100,
+// SM60_NVLINK_BW 18.0 of 20).
+struct NvlinkGoodput {
+  LinkKind kind;
+  double nccl_gbytes;
+  double nominal_gbytes;
+};
+constexpr std::array<NvlinkGoodput, 5> kNvlinkGoodput{{
+    {LinkKind::NvLink1, 18.0, 20.0},
+    {LinkKind::NvLink2, 20.0, 25.0},
+    {LinkKind::NvLink3, 20.0, 25.0},
+    {LinkKind::NvLink4, 20.6, 25.0},
+    {LinkKind::NvLink5, 40.1, 50.0},
+}};
 }  // namespace
 
 std::string_view to_string(Protocol p) {
@@ -34,6 +50,7 @@ Calibration Calibration::nccl() {
   Calibration c;
   for (int f = 0; f < kFamilies; ++f)
     for (int p = 0; p < kProtocolCount; ++p) c.table_[std::size_t(f)][std::size_t(p)].bandwidth = kProtocolEfficiency[std::size_t(p)];
+  for (const NvlinkGoodput& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = g.nccl_gbytes / g.nominal_gbytes;
   return c;
 }
 

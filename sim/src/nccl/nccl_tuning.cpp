@@ -470,10 +470,17 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
     for (std::size_t h = 0; h < sorted.size(); ++h) {
       const std::vector<int>& members = sorted[h];
       const auto n = members.size();
-      const auto found = std::find_if(near[h].begin(), near[h].end(), [&](const std::vector<int>& rl) {
-        return std::find(rl.begin(), rl.end(), want) != rl.end();
-      });
-      const std::size_t entry = found != near[h].end() ? std::size_t(found - near[h].begin()) : std::size_t(want) % n;
+      // The GPUs nearest to rail `want` take its channels in turn (two GPUs on a PCIe switch with
+      // four NICs enter on two rails each), so no GPU's PCIe link carries two rails.
+      std::vector<std::size_t> candidates;
+      std::size_t position = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto at = std::find(near[h][k].begin(), near[h][k].end(), want);
+        if (at == near[h][k].end()) continue;
+        position = std::size_t(at - near[h][k].begin());
+        candidates.push_back(k);
+      }
+      const std::size_t entry = candidates.empty() ? std::size_t(want) % n : candidates[position % candidates.size()];
       for (std::size_t k = 0; k < n; ++k) ring.push_back(members[(entry + k) % n]);
       if (!same_rail) {  // the next host enters where this one leaves (EcmpPolicy::Channel picks rail c)
         const std::vector<int>& exit = near[h][(entry + n - 1) % n];

@@ -277,7 +277,7 @@ void Run::map_links() {
   overhead_.resize(topology_.direction_count());
   for (DirectionId c = 0; c < topology_.direction_count(); ++c) {
     const Link& link = topology_.link(Topology::direction_link(c));
-    const LinkFactors f = options_.calibration.factors(link_family(link.kind), options_.protocol);
+    const LinkFactors f = options_.calibration.factors(link.kind, options_.protocol);
     overhead_[c] = detail::scaled(link.overhead, f.latency);
   }
 }
@@ -287,7 +287,7 @@ void Run::calibrate_links() {
   const std::vector<std::string> names = simgrid_link_names(topology_);
   for (LinkId l = 0; l < names.size(); ++l) {
     const Link& link = topology_.link(l);
-    const LinkFactors f = options_.calibration.factors(link_family(link.kind), options_.protocol);
+    const LinkFactors f = options_.calibration.factors(link.kind, options_.protocol);
     if (f.bandwidth == 1.0 && f.latency == 1.0) continue;
     for (const char* half : {kUpSuffix, kDownSuffix}) {
       s4u::Link* sl = engine_.link_by_name(names[l] + half);
@@ -441,7 +441,7 @@ Result Run::collect() const {
   for (DirectionId c = 0; c < topology_.direction_count(); ++c) {
     if (direction_bytes_[c] <= 0) continue;
     const Link& link = topology_.link(Topology::direction_link(c));
-    const double factor = options_.calibration.factors(link_family(link.kind), options_.protocol).bandwidth;
+    const double factor = options_.calibration.factors(link.kind, options_.protocol).bandwidth;
     const double capacity_bytes = link.bandwidth.bytes_per_second() * factor * Duration{finish}.seconds();
     DirectionStats stats;
     stats.direction = c;

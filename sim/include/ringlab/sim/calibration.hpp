@@ -31,12 +31,22 @@ class Calibration {
   /// All factors 1: the closed-form alpha-beta model.
   static Calibration pure();
   /// NCCL protocol efficiencies: LL carries 4 data bytes per 8-byte line (50%), LL128 120 of 128
-  /// bytes (93.75%), Simple 100% (NCCL src/device/prims_ll.h, prims_ll128.h).
+  /// bytes (93.75%), Simple 100% (NCCL src/device/prims_ll.h, prims_ll128.h); NVLink links carry
+  /// data at NCCL's per-link bandwidth (src/graph/topo.h SMxx_NVLINK_BW), not the nominal rate.
   static Calibration nccl();
 
   LinkFactors factors(LinkFamily family, Protocol protocol) const {
     return table_[std::size_t(family)][std::size_t(protocol)];
   }
+  /// The family's factors for a link of `kind`, its bandwidth factor times the kind's goodput.
+  LinkFactors factors(LinkKind kind, Protocol protocol) const {
+    LinkFactors f = factors(link_family(kind), protocol);
+    f.bandwidth *= kind_goodput_[std::size_t(kind)];
+    return f;
+  }
+  /// Fraction of a link kind's nominal rate that data moves at, before protocol efficiency (1 in
+  /// the pure model; NVLink in nccl(): NCCL's per-link bandwidth over the nominal rate).
+  double kind_goodput(LinkKind kind) const { return kind_goodput_[std::size_t(kind)]; }
   void set_factors(LinkFamily family, Protocol protocol, LinkFactors f) {
     table_[std::size_t(family)][std::size_t(protocol)] = f;
   }
@@ -69,6 +79,11 @@ class Calibration {
  private:
   static constexpr int kFamilies = 6;
   std::array<std::array<LinkFactors, kProtocolCount>, kFamilies> table_{};
+  std::array<double, kLinkKindCount> kind_goodput_ = [] {
+    std::array<double, kLinkKindCount> a{};
+    a.fill(1.0);
+    return a;
+  }();
 };
 
 }  // namespace ringlab::sim
