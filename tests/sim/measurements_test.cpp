@@ -206,3 +206,31 @@ TEST_CASE("nccl-tests text: columns are found by the header's names, so vendor c
   CHECK(in_place[0].time == Duration::from_us(40.0));
   CHECK(in_place[0].wrong == 3);
 }
+
+TEST_CASE("nccl-tests text: launcher prefixes are dropped; output without a collective line takes the one given") {
+  // srun -l prefixes "0: ", mpirun --tag-output "[1,0]<stdout>:"; neither output names its collective
+  // nor lists devices (as published by AWS, tests/data/fidelity/aws-*).
+  const std::string srun =
+      "0: #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "0:            8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0\n"
+      "0:      1048576        262144     float     sum      -1    309.4    3.39    6.35      0    310.0    3.38    6.34      0\n";
+  CHECK_THROWS_WITH(read_nccl_tests_text(srun, "srun.txt"), Catch::Contains("--collective"));
+  const std::vector<Result> rows = read_nccl_tests_text(srun, "srun.txt", Placement::InPlace, Collective::AllReduce);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].message == Bytes{1048576});
+  CHECK(rows[1].time == Duration::from_us(310.0));
+  CHECK(rows[1].ranks == 0);  // unknown: no device list
+  std::vector<Result> filled = rows;
+  CHECK(fill_unknown_ranks(filled, 16) == 2);
+  CHECK(filled[0].ranks == 16);
+  const std::string tagged =
+      "[1,0]<stdout>:# Collective test starting: all_gather_perf\n"
+      "[1,0]<stdout>:#  Rank  0 Group  0 Pid  1 on host-a device  0 [0x0f] NVIDIA H100 80GB HBM3\n"
+      "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw  #wrong\n"
+      "[1,0]<stdout>:        4096          1024     float    none      -1    16.76    0.24    0.43      0    16.70    0.25    0.43      0\n";
+  const std::vector<Result> ag = read_nccl_tests_text(tagged, "tagged.txt", Placement::OutOfPlace, Collective::AllReduce);
+  REQUIRE(ag.size() == 1);
+  CHECK(ag[0].collective == Collective::AllGather);  // the output's own line wins over the fallback
+  CHECK(ag[0].ranks == 1);
+  CHECK(ag[0].time == Duration::from_us(16.76));
+}

@@ -201,9 +201,10 @@ TEST_CASE("nccl tree on two DGX H100: bulk allreduce is bound by the chain's NVL
   // 16 channels, the double binary tree over 2 hosts, an 8-GPU chain per host per channel. A chain's
   // middle GPU sends each channel's piece (M/16) twice (up and down); its head and tail once. Heads
   // rotate over the 8 rails, so every GPU is head in 2 channels and tail in 2: egress per GPU =
-  // (12 x 2 + 4 x 1) M/16 = 1.75 M over its 450 GB/s of NVLink. The NICs carry M/8 each way per NIC
-  // (50 GB/s: 400 GB/s per host), a lighter load. So busbw = 2(p-1)/p M / t = (1.875 / 1.75) x 450 =
-  // 482 GB/s; a tree through one NIC per host would be capped near 2(p-1)/p x 50 = 94 GB/s.
+  // (12 x 2 + 4 x 1) M/16 = 1.75 M over its NVLink, 18 links at NCCL's 20.6 GB/s each = 370.8 GB/s
+  // under the nccl calibration. The NICs carry M/8 each way per NIC (50 GB/s: 400 GB/s per host), a
+  // lighter load. So busbw = 2(p-1)/p M / t = (1.875 / 1.75) x 370.8 = 397 GB/s; a tree through one
+  // NIC per host would be capped near 2(p-1)/p x 50 = 94 GB/s.
   const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
   const std::vector<DeviceId> ranks = t.gpus();
   CollectiveSpec spec;
@@ -219,6 +220,65 @@ TEST_CASE("nccl tree on two DGX H100: bulk allreduce is bound by the chain's NVL
   options.link_latencies = false;
   const Result r = Simulator(t, options).run(s);
   const double busbw = 2 * 15.0 / 16 * double(spec.message.count()) / r.time.seconds();
-  CHECK(busbw / 1e9 == Approx(1.875 / 1.75 * 450).epsilon(0.05));
-  CHECK(busbw / 1e9 <= 1.875 / 1.75 * 450 * (1 + 1e-9));
+  const double nvlink = 18 * 20.6;
+  CHECK(busbw / 1e9 == Approx(1.875 / 1.75 * nvlink).epsilon(0.05));
+  CHECK(busbw / 1e9 <= 1.875 / 1.75 * nvlink * (1 + 1e-9));
+}
+
+TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, busbw is the 16 NICs' 200 GB/s",
+          "[nccl][channels]") {
+  // An OCI BM.GPU4.8-like node: 4 PCIe switches, each with 2 GPUs and 4 NICs of 100 Gb/s (12.5 GB/s).
+  // Each GPU is equally near four NICs, so NCCL's 16 channels enter each host on every rail, the two
+  // GPUs of a switch taking two rails each (neither PCIe x16 link, 31.5 GB/s, carries four). Ring
+  // busbw then tends to the host's 16 x 12.5 = 200 GB/s: NVLink (12 x 20 GB/s) is not the bottleneck.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.node.nics = 16;
+  spec.node.nic = LinkKind::Eth100;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 4_GiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.nccl_env.algorithms[std::size_t(NcclAlgorithm::Tree)] = NcclEnable::Off;  // the ring alone
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Ring);
+  const Duration bandwidth_part = out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env).latency;
+  const double busbw = 2 * 15.0 / 16 * double(request.message.count()) / bandwidth_part.seconds();
+  CHECK(busbw / 1e9 == Approx(200.0).epsilon(0.03));
+  CHECK(busbw / 1e9 <= 200.0 * (1 + 1e-9));
+  // Every NIC-to-switch direction carried the same bytes.
+  std::vector<std::int64_t> nic_bytes;
+  for (const DirectionStats& d : out.result->directions) {
+    const Device& from = t.device(t.direction_source(d.direction));
+    const Device& to = t.device(t.direction_target(d.direction));
+    if (from.kind == DeviceKind::Nic && to.kind != DeviceKind::Nic && to.host == kNoHost) nic_bytes.push_back(d.bytes.count());
+  }
+  REQUIRE(nic_bytes.size() == 32);
+  const auto [lo, hi] = std::minmax_element(nic_bytes.begin(), nic_bytes.end());
+  CHECK(*lo == *hi);
+}
+
+TEST_CASE("routing: EcmpPolicy::Channel sends channel c over the c-th of equally short next hops",
+          "[nccl][channels]") {
+  // Two hosts of one GPU and four NICs on its PCIe switch: four equal-cost ways out.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::Generic);
+  spec.node.gpus = 1;
+  spec.node.nics = 4;
+  spec.node.pcie_switches = 1;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const Router router(t, EcmpPolicy::Channel);
+  const DeviceId a = t.gpus()[0], b = t.gpus()[1];
+  for (std::uint64_t channel = 0; channel < 8; ++channel) {
+    const Route r = router.route(a, b, channel);
+    CHECK(t.device(nic_on(t, r, false)).local_index == int(channel % 4));
+    CHECK(t.device(nic_on(t, r, true)).local_index == int(channel % 4));
+  }
 }

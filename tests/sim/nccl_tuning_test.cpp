@@ -24,6 +24,7 @@ NcclModel h100_node() {
   m.nvlink = true;
   m.gpu = GpuModel::H100;
   m.intra = 450_GBps;
+  m.nvlinks = 18;
   return m;
 }
 
@@ -161,8 +162,21 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
   m.nvls = true;
   const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
   const NcclEstimate& nvls = row(rows, NcclAlgorithm::Nvls, Protocol::Simple);
-  CHECK(nvls.latency.microseconds() == Approx(23.0));                     // hwLat[NVLink][NVLS][Simple]
-  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(450.0 * 5 / 6));  // busBw x 5/6
+  CHECK(nvls.latency.microseconds() == Approx(23.0));  // hwLat[NVLink][NVLS][Simple]
+  // NCCL's NVLS graph: 8 channels (one per GPU); (8 + 1) x speed <= 18 links x 20.6 GB/s = 370.8
+  // picks 40 GB/s from the SM90 speed array. busBw = 8 x 40 x 0.85 (nvlsEfficiency) x 7/8 x 2
+  // (AllReduce) = 476 GB/s; algBw = busBw x 8 / 14.
+  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
+  // Fewer NVLinks, a slower speed: 12 links x 20.6 = 247.2 -> 24 GB/s (9 x 30 = 270 does not fit).
+  NcclModel fewer = m;
+  fewer.nvlinks = 12;
+  CHECK(row(nccl_estimates(fewer, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple)
+            .bandwidth.gigabytes_per_second() == Approx(8 * 24 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
+  // Ampere has no NVLS (nvlsEfficiency 0).
+  NcclModel ampere = m;
+  ampere.gpu = GpuModel::A100;
+  for (const NcclEstimate& e : nccl_estimates(ampere, Collective::AllReduce, 1_GiB))
+    CHECK(e.algorithm != NcclAlgorithm::Nvls);
   CHECK(nccl_choose(m, Collective::AllReduce, 1_GiB).algorithm == Algorithm::InNetwork);
   m.nvls = false;
   m.nvlink = false;

@@ -15,8 +15,11 @@ TEST_CASE("payload: element sizes of the gradient types", "[payload]") {
   CHECK(element_size(DataType::Int8) == 1);
   CHECK(find_data_type("float") == DataType::Fp32);
   CHECK(find_data_type("bf16") == DataType::Bf16);
-  CHECK_FALSE(find_data_type("fp64"));
-  for (DataType t : {DataType::Fp32, DataType::Bf16, DataType::Fp16, DataType::Fp8, DataType::Int8})
+  CHECK(element_size(DataType::Fp64) == 8);
+  CHECK(find_data_type("double") == DataType::Fp64);  // nccl-tests' -d double
+  CHECK(nccl_name(DataType::Fp64) == "double");
+  CHECK_FALSE(find_data_type("fp128"));
+  for (DataType t : {DataType::Fp32, DataType::Bf16, DataType::Fp16, DataType::Fp8, DataType::Int8, DataType::Fp64})
     CHECK(find_data_type(to_string(t)) == t);
 }
 

@@ -119,7 +119,7 @@ TEST_CASE("top level: an object with known keys, a cluster, and object sections"
   REQUIRE(typo.size() == 2);
   CHECK(typo[0].location == "/clustr");
   CHECK(typo[0].message ==
-        "unknown key \"clustr\" (did you mean 'cluster'?): expected one of ringlab, name, description, cluster, workload, strategy, train, simulate, layout");
+        "unknown key \"clustr\" (did you mean 'cluster'?): expected one of ringlab, name, description, cluster, workload, strategy, train, simulate, nccl, layout");
   CHECK(typo[1].location == "/cluster");
   CHECK_THAT(typo[1].message, Catch::StartsWith("missing required field: expected an object describing the cluster"));
 

@@ -177,10 +177,13 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
   return false;
 }
 
+/// The NVLS graph's channels: one per GPU of the node, at most NCCL_MAX_NVLS_ARITY.
+int nvls_channels(const NcclModel& m) { return std::min(kNvlsMaxArity, m.ranks / std::max(1, m.nodes)); }
+
 /// NVLS busBw in GB/s (see the NVLS constants); 0 where NCCL's search finds no NVLS graph.
 double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   const int gen = generation(m.gpu);
-  const int channels = std::min(kNvlsMaxArity, int(ppn));
+  const int channels = nvls_channels(m);
   if (channels < 2 || m.nvlinks == 0 || kNvlsEfficiency[std::size_t(gen)] == 0.0) return 0.0;
   const double nvlink = m.nvlinks * kNvlinkLinkGBs[std::size_t(gen)];
   double speed = 0.0;
@@ -573,6 +576,7 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   const int p = nccl_protocol(best->protocol);
   choice.algorithm = ringlab_algorithm(best->algorithm);
   choice.nccl_algorithm = best->algorithm;
+  if (best->algorithm == NcclAlgorithm::Nvls) choice.channels = nvls_channels(m);
   choice.protocol = best->protocol;
   choice.chunk = p == kSimple ? Bytes{m.env.buffer.count() / kNcclSteps} : kStepBytes[std::size_t(p)];
   choice.predicted = best->time;

@@ -1,0 +1,120 @@
+// NCCL environment settings (nccl_env.hpp): parsed as NCCL parses them, refused or warned about when
+// ringlab does not model them, and what they do to NCCL's choice.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/topology/error.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+NcclEnv env_of(std::initializer_list<std::pair<const char*, const char*>> settings) {
+  NcclEnv env;
+  for (const auto& [name, value] : settings) set_nccl_env(env, name, value);
+  return env;
+}
+
+/// Eight H100s on NVSwitch, 16 channels (as in nccl_tuning_test.cpp).
+NcclModel h100_node(const NcclEnv& env = {}) {
+  NcclModel m;
+  m.ranks = 8;
+  m.nodes = 1;
+  m.channels = 16;
+  m.nvlink = true;
+  m.gpu = GpuModel::H100;
+  m.intra = 450_GBps;
+  m.nvlinks = 18;
+  m.env = env;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("nccl env: NCCL_ALGO lists enable what they name, '^' lists disable it, case-insensitively", "[nccl][env]") {
+  const NcclEnv ring = env_of({{"NCCL_ALGO", "ring"}});
+  CHECK(ring.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::On);
+  CHECK(ring.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
+  const NcclEnv no_tree = env_of({{"NCCL_ALGO", "^Tree"}});
+  CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
+  CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::Default);
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "Ring,Fast"), Catch::Contains("unknown: Fast"));
+  // A name NCCL knows but ringlab does not model: a warning, the others still chosen among.
+  NcclEnv pat;
+  CHECK_THAT(set_nccl_env(pat, "NCCL_ALGO", "Ring,PAT"), Catch::Contains("PAT not modelled"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "PAT"), Catch::Contains("at least one algorithm ringlab models"));
+}
+
+TEST_CASE("nccl env: NCCL_ALGO and NCCL_PROTO decide which rows NCCL's model chooses among", "[nccl][env]") {
+  for (const NcclEstimate& row : nccl_estimates(h100_node(env_of({{"NCCL_ALGO", "Tree"}})), Collective::AllReduce, 1_MiB))
+    CHECK(row.algorithm == NcclAlgorithm::Tree);
+  for (const NcclEstimate& row :
+       nccl_estimates(h100_node(env_of({{"NCCL_PROTO", "Simple"}})), Collective::AllReduce, 1_MiB))
+    CHECK(row.protocol == Protocol::Simple);
+  // 8 bytes: NCCL's default picks LL; with LL off it cannot.
+  CHECK(nccl_choose(h100_node(), Collective::AllReduce, 8_B).protocol == Protocol::LL);
+  CHECK(nccl_choose(h100_node(env_of({{"NCCL_PROTO", "^LL"}})), Collective::AllReduce, 8_B).protocol != Protocol::LL);
+  // Tree serves AllReduce only: forcing it leaves an allgather with nothing, as NCCL fails.
+  const NcclChoice none = nccl_choose(h100_node(env_of({{"NCCL_ALGO", "Tree"}})), Collective::AllGather, 1_MiB);
+  CHECK_THAT(none.unavailable, Catch::Contains("no algorithm/protocol available"));
+}
+
+TEST_CASE("nccl env: channel bounds, NVLS and the Simple buffer", "[nccl][env]") {
+  const NcclEnv capped = env_of({{"NCCL_MAX_NCHANNELS", "4"}});
+  CHECK(capped.max_channels == 4);
+  const NcclEnv both = env_of({{"NCCL_NCHANNELS", "6"}});
+  CHECK(both.min_channels == 6);
+  CHECK(both.max_channels == 6);
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_MAX_NCHANNELS", "0"), Catch::Contains("an integer from 1 to 32"));
+  // NVLS off: NCCL's choice for 1 GiB on an H100 node falls back to the ring.
+  NcclModel m = h100_node(env_of({{"NCCL_NVLS_ENABLE", "0"}}));
+  m.nvls = true && m.env.nvls;
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_GiB).nccl_algorithm == NcclAlgorithm::Ring);
+  // NCCL_BUFFSIZE: a Simple step is an eighth of the buffer (NCCL_STEPS 8).
+  const NcclEnv big = env_of({{"NCCL_BUFFSIZE", "8388608"}});
+  CHECK(big.buffer == 8_MiB);
+  CHECK(nccl_choose(h100_node(big), Collective::AllReduce, 1_GiB).chunk == 1_MiB);
+  CHECK(nccl_choose(h100_node(), Collective::AllReduce, 1_GiB).chunk == 512_KiB);
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_BUFFSIZE", "lots"), Catch::Contains("a buffer size in bytes"));
+}
+
+TEST_CASE("nccl env: what ringlab does not model is refused or warned about, never dropped", "[nccl][env]") {
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_DISABLE", "1"), Catch::Contains("not modelled"));
+  CHECK(set_nccl_env(e, "NCCL_P2P_DISABLE", "0").empty());  // NCCL's default
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_NET_GDR_LEVEL", "PHB"), Catch::Contains("not modelled"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "OMP_NUM_THREADS", "4"), Catch::Contains("not an NCCL environment variable"));
+  CHECK(set_nccl_env(e, "NCCL_DEBUG", "INFO").empty());  // logging changes nothing
+  CHECK_THAT(set_nccl_env(e, "NCCL_TUNER_PLUGIN", "libnccl-ofi-tuner.so"), Catch::Contains("not modelled"));
+  CHECK_THROWS_AS(split_nccl_setting("NCCL_ALGO"), std::invalid_argument);
+}
+
+TEST_CASE("nccl env: a scenario's nccl section, then --nccl-env over it; errors name /nccl/NAME", "[nccl][env]") {
+  std::vector<std::string> warnings;
+  const nlohmann::json section = {{"NCCL_ALGO", "Tree"}, {"NCCL_BUFFSIZE", 8388608}};
+  const NcclEnv env = nccl_env_from(section, "s.json", {"NCCL_ALGO=Ring"}, warnings);
+  CHECK(env.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::On);  // the command line wins
+  CHECK(env.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
+  CHECK(env.buffer == 8_MiB);
+  CHECK(warnings.empty());
+  try {
+    nccl_env_from(nlohmann::json{{"NCCL_PROTO", true}}, "s.json", {}, warnings);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.problems().front().file == "s.json");
+    CHECK(e.problems().front().location == "/nccl/NCCL_PROTO");
+  }
+  try {
+    nccl_env_from(nlohmann::json::object(), "s.json", {"NCCL_MIN_NCHANNELS=x"}, warnings);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.problems().front().location == "--nccl-env");
+  }
+}
