@@ -25,6 +25,7 @@ NcclModel h100_node() {
   m.gpu = GpuModel::H100;
   m.intra = 450_GBps;
   m.nvlinks = 18;
+  m.env.version = 21900;  // the hand-computed rows below are NCCL 2.19's tables
   return m;
 }
 
@@ -162,11 +163,16 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
   m.nvls = true;
   const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
   const NcclEstimate& nvls = row(rows, NcclAlgorithm::Nvls, Protocol::Simple);
-  CHECK(nvls.latency.microseconds() == Approx(23.0));  // hwLat[NVLink][NVLS][Simple]
-  // NCCL's NVLS graph: 8 channels (one per GPU); (8 + 1) x speed <= 18 links x 20.6 GB/s = 370.8
-  // picks 40 GB/s from the SM90 speed array. busBw = 8 x 40 x 0.85 (nvlsEfficiency) x 7/8 x 2
-  // (AllReduce) = 476 GB/s; algBw = busBw x 8 / 14.
-  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
+  CHECK(nvls.latency.microseconds() == Approx(23.0));  // hwLat[NVLink][NVLS][Simple] in 2.19
+  // Before 2.28 the NVLS graph's bandwidth as is: 8 channels (one per GPU) of 40 GB/s ((8 + 1) x
+  // speed <= 18 links x 20.6 GB/s = 370.8 picks 40 from the SM90 speed array), algBw = busBw x 5/6.
+  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
+  m.env.version = 22800;
+  const NcclEstimate& nvls228 = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  CHECK(nvls228.latency.microseconds() == Approx(25.0));
+  // From 2.28: busBw = 8 x 40 x 0.85 (nvlsEfficiency) x 7/8 x 2 (AllReduce) = 476 GB/s; algBw =
+  // busBw x 8 / 14.
+  CHECK(nvls228.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
   // Fewer NVLinks, a slower speed: 12 links x 20.6 = 247.2 -> 24 GB/s (9 x 30 = 270 does not fit).
   NcclModel fewer = m;
   fewer.nvlinks = 12;
@@ -174,6 +180,7 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
             .bandwidth.gigabytes_per_second() == Approx(8 * 24 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
   // Ampere has no NVLS (nvlsEfficiency 0).
   NcclModel ampere = m;
+  ampere.env.version = 21900;
   ampere.gpu = GpuModel::A100;
   for (const NcclEstimate& e : nccl_estimates(ampere, Collective::AllReduce, 1_GiB))
     CHECK(e.algorithm != NcclAlgorithm::Nvls);
@@ -249,4 +256,45 @@ TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best 
   const Schedule s = build_schedule(dgx, gpus, spec);
   CHECK(s.algorithm() == "nccl:ring/simple");
   CHECK(s.check().empty());
+}
+
+TEST_CASE("nccl: NCCL's version picks its tuning tables (2.19, 2.21, 2.23, 2.28)", "[nccl]") {
+  // One H100 node, ring/LL at 1 GiB: busBw = min(llMaxBw[Hopper][N1], 450 x share):
+  // 2.19: min(87.7, 450/4); from 2.21: min(141, 450 x 0.5).
+  NcclModel m = h100_node();
+  const auto ll_bw = [&](int version) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Ring, Protocol::LL)
+        .bandwidth.gigabytes_per_second();
+  };
+  CHECK(ll_bw(22005) == Approx(87.7 * 8 / 14));
+  CHECK(ll_bw(22105) == Approx(141.0 * 8 / 14));
+  CHECK(ll_bw(0) == Approx(141.0 * 8 / 14));  // default: the newest tables
+  // Tree/Simple latency on one node: 2.19 baseLat 0 + 2 x 7 x hwLat[NVLink][Tree][Simple] 28;
+  // from 2.23 baseLat 8.4 + 2 x 7 x 4.0.
+  const auto tree_lat = [&](int version) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::Simple)
+        .latency.microseconds();
+  };
+  CHECK(tree_lat(22203) == Approx(2 * 7 * 28.0));
+  CHECK(tree_lat(22304) == Approx(8.4 + 2 * 7 * 4.0));
+  // Four nodes, ring/Simple: from 2.23 the ring crosses the network 2(nodes-1) = 6 times (8 before),
+  // the rest pay max(3.4, 3 x 1 us).
+  NcclModel four = h100_four_nodes();
+  four.env.version = 22703;
+  CHECK(row(nccl_estimates(four, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::Simple)
+            .latency.microseconds() == Approx(8.4 + (62 - 6) * 3.4 + 6 * 14.0));
+  // One rank per node (from 2.23): the NET hop is charged the tree's latency, here LL 5.0 not 2.7.
+  NcclModel spread = four;
+  spread.ranks = 4;
+  spread.nodes = 4;
+  const double ring_ll = row(nccl_estimates(spread, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::LL)
+                             .latency.microseconds();
+  CHECK(ring_ll == Approx(6.6 + 6 * 5.0));  // nsteps 6, all of them inter-node
+  spread.env.version = 22005;
+  // 2.20 counts 2 x nodes = 8 network steps at 2.7 us out of nsteps 6, so (6 - 8) intra-node steps
+  // at max(0.6, 1 us net overhead) come off: NCCL's formula as it was.
+  CHECK(row(nccl_estimates(spread, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::LL)
+            .latency.microseconds() == Approx(6.6 + (6 - 8) * 1.0 + 8 * 2.7));
 }

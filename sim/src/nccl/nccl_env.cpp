@@ -28,6 +28,17 @@ std::vector<std::string> split_commas(std::string_view s) {
   }
 }
 
+/// "2.20.3" -> {"2", "20", "3"}; empty parts kept (so "2..3" is refused).
+std::vector<std::string> split_dots(std::string_view s) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto dot = s.find('.');
+    out.emplace_back(s.substr(0, dot));
+    if (dot == std::string_view::npos) return out;
+    s.remove_prefix(dot + 1);
+  }
+}
+
 [[noreturn]] void bad(std::string_view name, std::string_view value, std::string_view expected) {
   throw std::invalid_argument(std::string(name) + "=" + std::string(value) + ": expected " + std::string(expected));
 }
@@ -97,6 +108,22 @@ void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) 
     bad(name, value, "at least one protocol enabled");
 }
 
+/// "2.20.3" or "2.20" -> 22003 / 22000 (NCCL_VERSION_CODE: major x 10000 + minor x 100 + patch).
+std::string set_version(NcclEnv& env, std::string_view name, std::string_view value) {
+  std::vector<int> parts;
+  for (const std::string& part : split_dots(value)) {
+    int v = -1;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc{} || end != part.data() + part.size() || v < 0 || v > 99) parts.clear();
+    else parts.push_back(v);
+    if (parts.empty()) break;
+  }
+  if (parts.size() < 2 || parts.size() > 3 || parts[0] != 2) bad(name, value, "an NCCL release such as 2.20.3 or 2.27");
+  env.version = parts[0] * 10000 + parts[1] * 100 + (parts.size() == 3 ? parts[2] : 0);
+  if (env.version < 21900) return "version " + std::string(value) + ": ringlab has NCCL's tuning tables from 2.19 on; using 2.19's";
+  return "";
+}
+
 // Variables that do not change what the model predicts: logging, sockets, timeouts, launch.
 constexpr std::string_view kNoEffect[] = {
     "NCCL_DEBUG",       "NCCL_DEBUG_SUBSYS",       "NCCL_DEBUG_FILE",   "NCCL_SOCKET_IFNAME",
@@ -120,6 +147,7 @@ std::pair<std::string, std::string> split_nccl_setting(std::string_view setting)
 
 std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view value) {
   env.settings.push_back(std::string(name) + "=" + std::string(value));
+  if (name == "version") return set_version(env, name, value);
   if (name == "NCCL_ALGO") return set_algorithms(env, name, value);
   if (name == "NCCL_PROTO") return set_protocols(env, name, value), "";
   if (name == "NCCL_MIN_NCHANNELS") return env.min_channels = int(integer(name, value, 1, 32)), "";

@@ -1,8 +1,9 @@
 // NCCL's tuning model (ncclTopoTuneModel + ncclTopoGetAlgoTime in src/graph/tuning.cc), with its
 // constant tables. Tables are indexed the way NCCL indexes them: protocol LL, LL128, Simple.
 //
-// Provenance: every table below is NCCL src/graph/tuning.cc (v2.19), checked against a public copy
-// of that file from the 2.19/2.20 series; latencies are microseconds, bandwidths GB/s (1e9 B/s).
+// Provenance: every table below is NCCL src/graph/tuning.cc; those that changed between releases are
+// kept per release (TuningEra, chosen by NcclEnv::version), the others are v2.19's and unchanged
+// since (checked up to v2.29.7); latencies are microseconds, bandwidths GB/s (1e9 B/s).
 // Where ringlab has to stand in for something NCCL measures at init (CPU vendor, path types,
 // per-channel bandwidth from the topology search), the stand-in is named next to its use.
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -35,28 +36,67 @@ constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::L
 using ProtoRow = std::array<double, kNcclProtocols>;
 using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS
 
-// baseLat [algorithm][protocol], microseconds. NCCL src/graph/tuning.cc (v2.19) `baseLat`.
-constexpr AlgoTable kBaseLatencyUs{{
-    {6.8, 14.0, 0.0},  // Tree
-    {6.6, 14.0, 8.4},  // Ring
-    {0.0, 0.0, 0.0},   // CollNetDirect
-    {0.0, 0.0, 0.0},   // NVLS
+enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
+
+// NCCL's tuning tables by release: they changed in 2.21, 2.23 and 2.28 (read from each release's
+// src/graph/tuning.cc, tags v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1; unchanged in between:
+// v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked). Latencies in microseconds.
+struct TuningEra {
+  int from_version;         // NCCL_VERSION_CODE of the first release using the row
+  std::string_view name;
+  AlgoTable base_latency;   // baseLat[algorithm][protocol]
+  std::array<AlgoTable, 3> hw_latency;  // hwLat[NVLINK/PCI/NET][algorithm][protocol], per hop
+  double hopper_ll_max_one_node;        // llMaxBws[Hopper][N1], GB/s
+  double ring_ll_share_multi;           // ring LL busBw factor (multi-node, AllReduce, Reduce)
+  double ring_ll_share_other;           // ring LL busBw factor otherwise
+  double ring_ll128_one_ppn;            // ring LL128 busBw factor with < 2 ranks per node
+  bool inter_steps_exclusive;           // ring inter-node steps 2(nodes-1) (from 2.23), else 2 nodes
+  bool one_ppn_tree_net_latency;        // one rank per node: NET hop latency is the tree's (from 2.23)
+  bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x 5/6
+};
+constexpr std::array<TuningEra, 4> kEras{{
+    {21900, "2.19",
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false},
+    {22100, "2.21",
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     141.0, 0.5, 0.5, 0.7, false, false, false},
+    {22300, "2.23",
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     141.0, 0.5, 0.5, 0.92, true, true, false},
+    {22800, "2.28",
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     141.0, 0.5, 0.5, 0.92, true, true, true},
 }};
 
-// hwLat [hardware][algorithm][protocol], microseconds per hop. NCCL src/graph/tuning.cc (v2.19)
-// `hwLat` (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET).
-enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
-constexpr std::array<AlgoTable, 3> kHwLatencyUs{{
-    {{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}}},   // NVLink
-    {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},     // PCI
-    {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}},  // NET
-}};
+/// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
+/// than 2.19 take 2.19's.
+const TuningEra& tuning_era(int version) {
+  if (version <= 0) return kEras.back();
+  const TuningEra* era = &kEras.front();
+  for (const TuningEra& e : kEras)
+    if (version >= e.from_version) era = &e;
+  return *era;
+}
 
 // GPU generation rows (VOLTA/AMPERE/HOPPER_COMPCAP_IDX) x node-count columns (N1, N2, N4+), GB/s.
 using GenTable = std::array<std::array<double, 3>, 3>;
 enum Gen { kVolta = 0, kAmpere = 1, kHopper = 2 };
 // llMaxBws: LL bandwidth cap. For multi-node NCCL picks the row by CPU vendor (Intel 0, AMD 1);
-// ringlab assumes Intel (row 0) there. NCCL src/graph/tuning.cc (v2.19).
+// ringlab assumes Intel (row 0) there. NCCL src/graph/tuning.cc (v2.19); the Hopper single-node
+// entry is the era's (TuningEra::hopper_ll_max_one_node).
 constexpr GenTable kLLMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}}};
 // perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: per-channel caps, GB/s (v2.19).
 constexpr GenTable kRingLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}}};
@@ -74,16 +114,14 @@ constexpr std::array<std::array<double, kTreeCorrectionSizes>, kNcclProtocols> k
 // Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.19), dimensionless unless noted.
 constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel (AMD is 2.0); ringlab assumes Intel
 constexpr double kSimpleNetOverheadFactor = 3;       // Simple protocol pays the net overhead three times
-constexpr double kRingLLShareMultiNode = 1.0 / 4.0;  // ring LL busBw factor (multi-node, AllReduce, Reduce)
-constexpr double kRingLLShareOther = 1.0 / 3.0;      // ring LL busBw factor otherwise
 constexpr double kRingLL128Efficiency = 0.92;        // ring LL128 (~120/128) when ppn >= 2
-constexpr double kRingLL128EfficiencyOnePpn = 0.7;   // ring LL128 when ppn < 2
 constexpr double kTreeEfficiency = 0.92;             // tree busBw factor
 constexpr double kTreeLLShare = 1.0 / 3.8;           // tree LL
 constexpr double kTreeLL128SingleNode = 7.0 / 9.0;   // tree LL128, one node
 constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several nodes
 constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
 constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
+constexpr double kNvlsAlgoRatioBefore228 = 5.0 / 6.0;  // NVLS busBw -> algBw before 2.28
 constexpr double kCollNetArityLatencyUs = 0.4;         // CollNetDirect arity serialisation per local rank
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
 constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
@@ -156,13 +194,16 @@ struct Steps {
   int inter_steps;
 };
 
-Steps ring_steps(Collective c, int ranks, int nodes) {
+/// NCCL's nsteps and nInterSteps; `exclusive`: from 2.23 AllReduce crosses nodes 2(nodes-1) times
+/// and Broadcast/Reduce nodes-1 (2 nodes and nodes before).
+Steps ring_steps(Collective c, int ranks, int nodes, bool exclusive = true) {
+  if (nodes <= 1) exclusive = true;
   switch (c) {
-    case Collective::AllReduce: return {2 * (ranks - 1), nodes > 1 ? 2 * nodes : 0};
+    case Collective::AllReduce: return {2 * (ranks - 1), nodes > 1 ? (exclusive ? 2 * (nodes - 1) : 2 * nodes) : 0};
     case Collective::ReduceScatter:
     case Collective::AllGather: return {ranks - 1, nodes - 1};
     case Collective::Broadcast:
-    case Collective::Reduce: return {ranks, nodes};
+    case Collective::Reduce: return {ranks, exclusive ? nodes - 1 : nodes};
   }
   return {ranks, nodes};
 }
@@ -192,6 +233,9 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
       speed = s;
       break;
     }
+  // Before 2.28 NCCL's model took the NVLS graph's bandwidth as it is (busBw = channels x speed)
+  // and converted it with 5/6 (see model_bandwidth).
+  if (!tuning_era(m.env.version).nvls_efficiency) return channels * speed;
   double per_channel = speed * kNvlsEfficiency[std::size_t(gen)] * (channels - 1) / channels;
   per_channel *= c == Collective::AllReduce ? kNvlsAllReducePipelining : (ppn - 1) / ppn;
   return channels * per_channel;
@@ -210,13 +254,15 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
   double bus = channels * bw;
   if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
-  const double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
+  const TuningEra& era = tuning_era(m.env.version);
+  double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
+  if (ll_row == kHopper && node_col == 0) ll_max = era.hopper_ll_max_one_node;
   if (a == NcclAlgorithm::Ring && p == kLL) {
-    const bool quarter = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
-    bus = std::min(ll_max, bus * (quarter ? kRingLLShareMultiNode : kRingLLShareOther));
+    const bool multi = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
+    bus = std::min(ll_max, bus * (multi ? era.ring_ll_share_multi : era.ring_ll_share_other));
   }
   if (a == NcclAlgorithm::Ring && p == kLL128)
-    bus = std::min(bus * (ppn < 2 ? kRingLL128EfficiencyOnePpn : kRingLL128Efficiency),
+    bus = std::min(bus * (ppn < 2 ? era.ring_ll128_one_ppn : kRingLL128Efficiency),
                    channels * kRingLL128MaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
   if (a == NcclAlgorithm::Tree) {
     bus = std::min(bus * kTreeEfficiency, channels * kTreeMaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
@@ -233,29 +279,33 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   }
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
-  if (a == NcclAlgorithm::Nvls) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
+  if (a == NcclAlgorithm::Nvls)
+    ratio = era.nvls_efficiency ? double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps : kNvlsAlgoRatioBefore228;
   return bus * ratio;
 }
 
 int hw_intra(const NcclModel& m) { return m.nvlink ? kHwNvLink : kHwPci; }
 
-double hw_latency(int hw, NcclAlgorithm a, int p) {
-  return kHwLatencyUs[std::size_t(hw)][std::size_t(a)][std::size_t(p)];
+double hw_latency(const TuningEra& era, int hw, NcclAlgorithm a, int p) {
+  return era.hw_latency[std::size_t(hw)][std::size_t(a)][std::size_t(p)];
 }
 
 /// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor).
 double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
-  double lat = kBaseLatencyUs[std::size_t(a)][std::size_t(p)];
-  double intra = hw_latency(hw_intra(m), a, p);
-  const double inter = hw_latency(kHwNet, a, p);  // + graph latencyInter, 0 unless measured
+  const TuningEra& era = tuning_era(m.env.version);
+  double lat = era.base_latency[std::size_t(a)][std::size_t(p)];
+  double intra = hw_latency(era, hw_intra(m), a, p);
   const int ppn = m.ranks / m.nodes;
+  // + graph latencyInter, 0 unless measured; with one rank per node (from 2.23) the tree's NET latency.
+  const NcclAlgorithm net_row = ppn == 1 && era.one_ppn_tree_net_latency ? NcclAlgorithm::Tree : a;
+  const double inter = hw_latency(era, kHwNet, net_row, p);
   switch (a) {
     case NcclAlgorithm::Ring: {
-      const Steps s = ring_steps(c, m.ranks, m.nodes);
+      const Steps s = ring_steps(c, m.ranks, m.nodes, era.inter_steps_exclusive);
       const int hw = m.nodes == 1 ? hw_intra(m) : kHwNet;
       if (c == Collective::Reduce || c == Collective::Broadcast) {
         // Rings are not assumed to share channels: Simple adds the tree's chunk latency per step.
-        const double step = p == kSimple ? hw_latency(hw, NcclAlgorithm::Tree, p) : hw_latency(hw, a, p);
+        const double step = p == kSimple ? hw_latency(era, hw, NcclAlgorithm::Tree, p) : hw_latency(era, hw, a, p);
         return lat + s.steps * step;
       }
       double overhead = 0.0;
@@ -583,7 +633,7 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.latency = best->latency;
   choice.bandwidth = best->bandwidth;
   const int hw = m.nodes > 1 ? kHwNet : hw_intra(m);
-  choice.step_latency = Duration::from_us(hw_latency(hw, best->algorithm, p));
+  choice.step_latency = Duration::from_us(hw_latency(tuning_era(m.env.version), hw, best->algorithm, p));
   choice.name = std::string(to_string(best->algorithm)) + "/" + std::string(to_string(best->protocol));
   return choice;
 }

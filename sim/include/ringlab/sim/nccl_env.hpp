@@ -37,12 +37,15 @@ struct NcclEnv {
   bool nvls = true;                    ///< NCCL_NVLS_ENABLE (default 2: on where supported)
   bool collnet = false;                ///< NCCL_COLLNET_ENABLE (default 0)
   Bytes buffer = Bytes{4 << 20};       ///< NCCL_BUFFSIZE: the Simple protocol's buffer (8 steps)
+  /// NCCL's version as NCCL_VERSION_CODE (2.20.3 = 22003): picks the tuning tables of that release
+  /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.28+).
+  int version = 0;
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
 
   bool operator==(const NcclEnv&) const = default;
 };
 
-/// Applies NAME=VALUE to `env`. Throws std::invalid_argument with a message naming what was
+/// Applies NAME=VALUE to `env` ("version" = NCCL's release, "2.20.3" or "2.20"). Throws std::invalid_argument with a message naming what was
 /// expected for a bad value, for a variable that is not NCCL's, and for a setting that changes what
 /// NCCL runs in a way ringlab does not model (NCCL_P2P_DISABLE=1, NCCL_IB_HCA, ...). Returns a
 /// warning ("" when none) for variables that do not change the model (NCCL_DEBUG, ...) or that
