@@ -282,3 +282,24 @@ TEST_CASE("routing: EcmpPolicy::Channel sends channel c over the c-th of equally
     CHECK(t.device(nic_on(t, r, true)).local_index == int(channel % 4));
   }
 }
+
+TEST_CASE("nccl: predicted time never falls as the message grows (one and two DGX H100)", "[nccl][channels]") {
+  // NCCL's choice changes with size (LL, LL128, Simple; ring, tree, NVLS); each switch goes to the
+  // faster candidate, so the time of the chosen one is nondecreasing in size.
+  for (int nodes : {1, 2}) {
+    const Topology t = dgx_h100_cluster(nodes, FabricKind::SingleSwitch);
+    Duration previous{};
+    for (std::int64_t bytes = 8; bytes <= (std::int64_t(256) << 20); bytes *= 4) {
+      CollectiveRequest request;
+      request.algorithm = Algorithm::Nccl;
+      request.message = Bytes{bytes};
+      request.order.ranks = t.gpus();
+      request.options.calibration = Calibration::nccl();
+      const CollectiveOutcome out = run_collective(t, request);
+      REQUIRE(out.applicable());
+      INFO(nodes << " nodes, " << bytes << " B: " << out.result->algorithm);
+      CHECK(out.result->time >= previous);
+      previous = out.result->time;
+    }
+  }
+}
