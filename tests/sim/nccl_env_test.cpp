@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "nccl_fixtures.hpp"
 #include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/topology/error.hpp"
@@ -20,16 +21,8 @@ NcclEnv env_of(std::initializer_list<std::pair<const char*, const char*>> settin
   return env;
 }
 
-/// Eight H100s on NVSwitch, 16 channels (as in nccl_tuning_test.cpp).
 NcclModel h100_node(const NcclEnv& env = {}) {
-  NcclModel m;
-  m.ranks = 8;
-  m.nodes = 1;
-  m.channels = 16;
-  m.nvlink = true;
-  m.gpu = GpuModel::H100;
-  m.intra = 450_GBps;
-  m.nvlinks = 18;
+  NcclModel m = test::h100_node_model();
   m.env = env;
   return m;
 }

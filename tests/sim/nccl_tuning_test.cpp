@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ringlab/sim/collectives.hpp"
+#include "nccl_fixtures.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 
 using namespace ringlab;
@@ -15,19 +16,9 @@ using namespace ringlab::literals;
 
 namespace {
 
-/// One H100 node: 8 GPUs, 16 channels of 450/16 GB/s over NVLink.
-NcclModel h100_node() {
-  NcclModel m;
-  m.ranks = 8;
-  m.nodes = 1;
-  m.channels = 16;
-  m.nvlink = true;
-  m.gpu = GpuModel::H100;
-  m.intra = 450_GBps;
-  m.nvlinks = 18;
-  m.env.version = 21900;  // the hand-computed rows below are NCCL 2.19's tables
-  return m;
-}
+/// One H100 node: 8 GPUs, 16 channels of 450/16 GB/s over NVLink; the hand-computed rows below are
+/// NCCL 2.19's tables.
+NcclModel h100_node() { return test::h100_node_model(21900); }
 
 /// Four H100 nodes, 8 GPUs each, one 400 Gb/s NIC (50 GB/s) per GPU, 4 channels.
 NcclModel h100_four_nodes() {
