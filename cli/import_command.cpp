@@ -20,6 +20,7 @@ struct ImportOptions {
   std::string slurm, slurm_yaml, ibnetdiscover;
   std::string nvidia_smi, nccl_xml;
   std::string node_template = "generic";
+  bool node_template_given = false;  // --node-template on the command line: it also fills in the XML
   std::string output;
 };
 
@@ -30,9 +31,11 @@ std::optional<Fabric> read_fabric(const ImportOptions& o) {
   return std::nullopt;
 }
 
-std::optional<NodeLayout> read_layout(const ImportOptions& o) {
+std::optional<NodeLayout> read_layout(const ImportOptions& o, NodeTemplate tmpl) {
   if (!o.nvidia_smi.empty()) return parse_nvidia_smi_topo(read_import_file(o.nvidia_smi), o.nvidia_smi);
-  if (!o.nccl_xml.empty()) return parse_nccl_topo_xml(read_import_file(o.nccl_xml), o.nccl_xml);
+  if (!o.nccl_xml.empty())
+    return parse_nccl_topo_xml(read_import_file(o.nccl_xml), o.nccl_xml, "node0",
+                               o.node_template_given ? std::optional(tmpl) : std::nullopt);
   return std::nullopt;
 }
 
@@ -66,7 +69,7 @@ void run_import(const ImportOptions& o) {
   if (!tmpl)
     throw InputError("", "--node-template", unknown_name_message("node template", o.node_template, node_template_names()));
   const std::optional<Fabric> fabric = read_fabric(o);
-  const std::optional<NodeLayout> layout = read_layout(o);
+  const std::optional<NodeLayout> layout = read_layout(o, *tmpl);
   if (!fabric && !layout)
     throw InputError("", "", "nothing to import: expected --slurm, --slurm-yaml or --ibnetdiscover, and/or "
                              "--nvidia-smi or --nccl-xml");
@@ -92,10 +95,15 @@ void add_import_command(CLI::App& topo) {
   node->add_option("--nvidia-smi", o->nvidia_smi, "nvidia-smi topo -m output");
   node->add_option("--nccl-xml", o->nccl_xml, "NCCL topology XML (NCCL_TOPO_DUMP_FILE)");
   node->require_option(0, 1);
-  cmd->add_option("--node-template", o->node_template, "Node layout when only a fabric is given")
-      ->capture_default_str();
+  CLI::Option* tmpl = cmd->add_option("--node-template", o->node_template,
+                                       "Node layout when only a fabric is given; with --nccl-xml, the machine "
+                                       "whose GPU model, NVLink and NIC rates fill what the XML does not say")
+                           ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Write the scenario JSON here instead of standard output");
-  cmd->callback([o] { run_import(*o); });
+  cmd->callback([o, tmpl] {
+    o->node_template_given = tmpl->count() > 0;
+    run_import(*o);
+  });
 }
 
 }  // namespace ringlab::cli

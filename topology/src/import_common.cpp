@@ -163,14 +163,12 @@ NodeTemplate template_of_model(GpuModel model) {
   return kImportPolicy.fallback_template;
 }
 
-std::optional<LinkKind> network_kind_of_rate(Bandwidth rate) {
+std::optional<LinkKind> network_kind_of_rate(Bandwidth rate, LinkFamily family) {
   constexpr double kRelativeTolerance = 1e-9;
-  for (LinkFamily family : {LinkFamily::InfiniBand, LinkFamily::Ethernet}) {
-    for (int k = 0; k < kLinkKindCount; ++k) {
-      const LinkDefaults& row = link_defaults(LinkKind(k));
-      if (row.family != family) continue;
-      if (std::abs(row.per_lane / rate - 1.0) < kRelativeTolerance) return row.kind;
-    }
+  for (int k = 0; k < kLinkKindCount; ++k) {
+    const LinkDefaults& row = link_defaults(LinkKind(k));
+    if (row.family != family) continue;
+    if (std::abs(row.per_lane / rate - 1.0) < kRelativeTolerance) return row.kind;
   }
   return std::nullopt;
 }

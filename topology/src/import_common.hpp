@@ -57,8 +57,8 @@ std::optional<GpuModel> model_of_sm(int sm);
 std::optional<int> sm_of_model(GpuModel model);
 /// The template of a GPU model (first template built on that model), else kImportPolicy's fallback.
 NodeTemplate template_of_model(GpuModel model);
-/// The network kind whose port rate equals `rate` (InfiniBand first, then Ethernet), if any.
-std::optional<LinkKind> network_kind_of_rate(Bandwidth rate);
+/// The kind of `family` (InfiniBand or Ethernet) whose port rate equals `rate`, if any.
+std::optional<LinkKind> network_kind_of_rate(Bandwidth rate, LinkFamily family);
 
 /// Builds a NodeLayout device by device. Device names are "<host>/<stem><local index>" ("nvswitch"
 /// has no index), as the generators name them.

@@ -70,6 +70,50 @@ inline constexpr std::array<PcieRow, 6> kPcieGens{{
 }};
 inline constexpr LinkKind kPcieLegacyTimingKind = LinkKind::Pcie3;
 
+/// PCI class codes NCCL writes in <pci class=...> and <nvlink tclass=...> (PCI Code and ID Assignment
+/// Specification: 02 07 00 InfiniBand controller, 02 00 00 Ethernet controller, 03 00/03 02 display and
+/// 3D controller, 06 80 00 other bridge: what an NVSwitch reports). Compared on the upper 16 bits.
+inline constexpr unsigned kPciSubclassMask = 0xffff00;
+inline constexpr unsigned kPciClassInfiniBand = 0x020700;
+inline constexpr unsigned kPciClassEthernet = 0x020000;
+inline constexpr unsigned kPciClassNvSwitch = 0x068000;
+inline constexpr unsigned kPciBaseClassDisplay = 0x030000;  ///< compared on the upper 8 bits
+
+/// NVIDIA GPUs by PCI device id (NCCL_TOPO_FILE hints often give vendor/device and no <gpu sm=...>).
+/// `sxm`: an SXM module, whose NVLink an 8-GPU board joins through NVSwitches.
+struct PciGpuRow {
+  unsigned device;
+  GpuModel model;
+  bool sxm;
+  std::string_view name;
+};
+inline constexpr unsigned kPciVendorNvidia = 0x10de;
+/// Source: the PCI ID Repository (pci-ids.ucw.cz), vendor 10de.
+inline constexpr std::array<PciGpuRow, 9> kPciGpus{{
+    {0x1db1, GpuModel::V100, true, "V100 SXM2 16GB"},
+    {0x1db5, GpuModel::V100, true, "V100 SXM2 32GB"},
+    {0x20b0, GpuModel::A100, true, "A100 SXM4 40GB"},
+    {0x20b2, GpuModel::A100, true, "A100 SXM4 80GB"},
+    {0x20b5, GpuModel::A100, false, "A100 PCIe 80GB"},
+    {0x20f1, GpuModel::A100, false, "A100 PCIe 40GB"},
+    {0x2330, GpuModel::H100, true, "H100 SXM5 80GB"},
+    {0x2331, GpuModel::H100, false, "H100 PCIe"},
+    {0x2335, GpuModel::H200, true, "H200 SXM 141GB"},
+}};
+
+/// NICs by PCI vendor/device id whose port rate is fixed, for NICs an XML lists without a speed.
+struct PciNicRow {
+  unsigned vendor, device;
+  double gbps;
+  std::string_view name;
+};
+/// Source: AWS EC2 accelerated-computing instance specifications (p4d.24xlarge: 400 Gbps over 4 EFA
+/// devices, vendor 0x1d0f device 0xefa0 in aws-ofi-nccl's topology/p4d-24xl-topo.xml).
+inline constexpr std::array<PciNicRow, 1> kPciNics{{{0x1d0f, 0xefa0, 100.0, "AWS EFA"}}};
+
+/// Kind whose latency and overhead an Ethernet NIC of a rate without an ethN kind borrows.
+inline constexpr LinkKind kEthCustomTimingKind = LinkKind::Eth100;
+
 /// Policy choices, with the reason for each.
 struct ImportPolicy {
   /// Slurm gives no uplink port counts: switch uplinks are sized non-blocking (downlink bandwidth /

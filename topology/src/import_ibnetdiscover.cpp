@@ -6,7 +6,17 @@
 // Every link appears from both ends; links are deduplicated. Switches are named by the Mellanox
 // "MF0;<name>:<model>/U1" description when it is unique, else by their "S-<guid>" id; CAs become a
 // host (the description's first word) and an HCA (its second word, e.g. "mlx5_0").
+//
+// Real fabrics also hold (each left out or resolved with a note in the report):
+//  - loopback cables, a port cabled to another port of the same node (or two HCAs of one host): skipped;
+//  - CAs whose node description was never set: the firmware default ("MT4123 ConnectX6   Mellanox
+//    Technologies") or nothing. Each such CA is its own host, named by its id "H-<guid>";
+//  - SHARP aggregation nodes ("Mellanox Technologies Aggregation Node"), a CA inside every Quantum
+//    switch: not hosts, left out, so that they do not make every switch a leaf.
+// Switch tiers come from the graph: switches with hosts are leaves, switches one hop above spines,
+// anything higher core.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <regex>
 #include <set>
@@ -135,6 +145,12 @@ class IbParser {
       return;
     }
     IbLink link{current_, m[3], int(*port), int(*peer_port), int(*width), r[2], 0, line};
+    if (link.b == link.a) {  // a loopback cable: listed from both of its ports, noted once
+      const auto ports = std::minmax(link.a_port, link.b_port);
+      if (loopbacks_.insert({link.a, ports.first, ports.second}).second)
+        node_loopbacks_.push_back({line, link.a, ports.first, ports.second});
+      return;
+    }
     const detail::IbSpeedRow* row = speed_row(link.speed);
     if (!row) {
       problems_.add(where, "unknown InfiniBand speed \"" + link.speed + "\": expected one of " + speed_names());
@@ -183,11 +199,24 @@ class IbParser {
           "use ibnetdiscover --node-name-map for readable names");
   }
 
-  // Host and HCA of a CA: "node01 mlx5_0" -> {node01, mlx5_0}; a one-word description keeps the CA id as HCA.
+  // A CA whose node description was never set: empty, or the firmware's "MT<device id> <product>
+  // Mellanox Technologies" / "... NVIDIA Technologies" (no host name in it).
+  static bool unnamed(const std::string& description) {
+    static const std::regex firmware(R"(^\s*(MT\d+\b.*|.*(Mellanox|NVIDIA) Technologies\s*)$)", std::regex::icase);
+    return detail::trim(description).empty() || std::regex_match(description, firmware);
+  }
+
+  // A SHARP aggregation node: a CA inside a Quantum switch, not a host.
+  static bool aggregation_node(const IbNode& n) {
+    return n.type == NodeType::Ca && n.description.find("Aggregation Node") != std::string::npos;
+  }
+
+  // Host and HCA of a CA: "node01 mlx5_0" -> {node01, mlx5_0}; a one-word description keeps the CA id as
+  // HCA; a CA without a host name is host "H-<guid>" with that id as HCA.
   std::pair<std::string, std::string> host_port(const std::string& id) const {
     const IbNode& n = nodes_.at(id);
+    if (unnamed(n.description)) return {id, id};
     const auto words = detail::split_fields(n.description);
-    if (words.empty()) return {id, id};
     return {std::string(words[0]), words.size() > 1 ? std::string(words[1]) : id};
   }
 
@@ -233,12 +262,23 @@ class IbParser {
       if (n.type == NodeType::Router)
         fabric_.report.warnings.push_back(fabric_.file + ": " + detail::line_location(n.line) + ": router " + id +
                                           " is not modelled: its links are left out");
+    std::set<std::string> aggregation, nameless;
+    for (const auto& [id, n] : nodes_) {
+      if (aggregation_node(n)) aggregation.insert(id);
+      else if (n.type == NodeType::Ca && unnamed(n.description)) nameless.insert(id);
+    }
+    std::erase_if(links_, [&](const IbLink& l) { return aggregation.count(l.a) || aggregation.count(l.b); });
     const auto max_rate = max_rate_per_node();
     const double majority = majority_rate();
     std::map<std::tuple<std::string, std::string, LinkKind, double>, std::size_t> bundles;
     for (const IbLink& l : links_) {
       const IbNode &a = nodes_.at(l.a), &b = nodes_.at(l.b);
       if (a.type == NodeType::Router || b.type == NodeType::Router) continue;
+      if (a.type == NodeType::Ca && b.type == NodeType::Ca && host_port(l.a).first == host_port(l.b).first) {
+        loopback_lines_.push_back(detail::line_location(l.line) + " (host " + host_port(l.a).first + ": " +
+                                  host_port(l.a).second + " <-> " + host_port(l.b).second + ")");
+        continue;
+      }
       const double expected = std::min(max_rate.at(l.a), max_rate.at(l.b));
       check_rate(l, expected, majority);
       const auto [kind, bandwidth] = kind_of(l);
@@ -255,10 +295,38 @@ class IbParser {
     }
     std::sort(fabric_.hosts.begin(), fabric_.hosts.end(), detail::natural_less);
     add_switches();
+    note_left_out(aggregation, nameless);
     for (const std::string& kind : legacy_)
       fabric_.report.assumptions.push_back(
           fabric_.file + ": " + kind + " has no ringlab link kind: such links are " +
           std::string(to_string(detail::kIbLegacyTimingKind)) + " links with their own bandwidth (IB speed table)");
+  }
+
+  void note(const std::string& text) { fabric_.report.assumptions.push_back(fabric_.file + ": " + text); }
+
+  static std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  }
+
+  void note_left_out(const std::set<std::string>& aggregation, const std::set<std::string>& nameless) {
+    for (const auto& [line, id, p, q] : node_loopbacks_) {
+      const IbNode& n = nodes_.at(id);
+      const std::string name = n.type == NodeType::Switch ? names_.at(id) : host_port(id).first + " " + host_port(id).second;
+      loopback_lines_.push_back(detail::line_location(line) + " (" + name + " [" + std::to_string(p) + "] <-> [" +
+                                std::to_string(q) + "])");
+    }
+    if (!loopback_lines_.empty())
+      note(std::to_string(loopback_lines_.size()) + " loopback cable(s), a port cabled to another port of the same " +
+           "node or host, skipped: " + joined(loopback_lines_));
+    if (!aggregation.empty())
+      note(std::to_string(aggregation.size()) + " SHARP aggregation node(s) (\"Aggregation Node\" CAs inside the " +
+           "switches) are not hosts: left out");
+    if (!nameless.empty())
+      note(std::to_string(nameless.size()) + " CA(s) without a host name in their node description (empty, or the " +
+           "firmware default such as \"MT4123 ConnectX6   Mellanox Technologies\"): each is its own host, named by its " +
+           "GUID (\"H-<guid>\"); set the hosts' node descriptions to group HCAs by host");
   }
 
   FabricPort port_of(const std::string& id) {
@@ -300,14 +368,19 @@ class IbParser {
           if (distance.emplace(p, level).second) next.push_back(p);
       frontier = std::move(next);
     }
+    std::array<int, 3> tiers{};
     for (const auto& [id, n] : nodes_) {
       if (n.type != NodeType::Switch) continue;
       const std::string& name = names_.at(id);
       const auto it = distance.find(name);
-      const int d = it == distance.end() ? 2 : it->second;
+      const int d = std::min(it == distance.end() ? 2 : it->second, 2);
+      ++tiers[std::size_t(d)];
       fabric_.switches.push_back(FabricSwitch{name, d == 0 ? DeviceKind::Leaf : d == 1 ? DeviceKind::Spine : DeviceKind::Core,
                                               detail::line_location(n.line)});
     }
+    if (tiers[1] + tiers[2] > 0)
+      note("switch tiers from the graph: " + std::to_string(tiers[0]) + " leaf (switches with hosts), " +
+           std::to_string(tiers[1]) + " spine (one switch hop above a leaf), " + std::to_string(tiers[2]) + " core (above)");
   }
 
   Fabric fabric_;
@@ -317,6 +390,9 @@ class IbParser {
   std::vector<IbLink> links_;
   std::set<std::tuple<std::string, int, std::string, int>> seen_;
   std::set<std::string> legacy_;
+  std::set<std::tuple<std::string, int, int>> loopbacks_;
+  std::vector<std::tuple<int, std::string, int, int>> node_loopbacks_;  // line, node id, ports
+  std::vector<std::string> loopback_lines_;
   std::string current_;
 };
 

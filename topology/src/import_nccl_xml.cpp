@@ -5,13 +5,23 @@
 //
 // Mapping: each <cpu> is a CPU; each PCI bridge (class 0x0604xx) with a GPU or NIC below it is a PCIe
 // switch; each GPU / <net> is a GPU / NIC attached by its <pci> element's link (link_speed -> pcie
-// generation, link_width -> lanes). NVLinks to another GPU's bus id are direct links; all others
-// (NVSwitch bus ids, or the "fffffff:ff:ff.0" placeholder of VM dumps) go to one logical NVSwitch, the
-// GPU's link counts summed. Devices are numbered GPUs by dev, CPUs and switches in document order,
-// NICs by net dev.
+// generation, link_width -> lanes; link_width="0", what VMs report, takes the template's width).
+// NVLinks to another GPU's bus id are direct links; NVLinks to NVSwitches (tclass 0x068000, or the
+// "fffffff:ff:ff.0" placeholder of VM dumps) go to one logical NVSwitch, the GPU's link counts summed;
+// NVLinks to GPUs or CPUs the file does not list are left out with a warning. Devices are numbered GPUs
+// by dev, CPUs and switches in document order, NICs by net dev.
+//
+// What real files leave out, and what is then assumed (each said in the ImportReport):
+//  - NCCL_TOPO_FILE hints (Azure NDv4/NDv5, AWS p4d) list GPUs as bare <pci> elements without <gpu>:
+//    the GPU model comes from the PCI device id when the file gives one, else from the fill template
+//    (--node-template); their NVLink is the template's when one applies, else none (a warning).
+//  - A NIC is InfiniBand when its PCI class says so (0x0207xx); an RDMA NIC (a GUID, an mlx* name) on
+//    an Ethernet class (0x0200xx) is RoCE; an RDMA NIC without a class could be either: InfiniBand is
+//    assumed and said. Its kind is the one of its family with the <net speed> rate (Mb/s).
 #include <pugixml.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -34,6 +44,14 @@ enum class Kind { Cpu, Bridge, Gpu, Nic, Other };
 struct PcieLink {
   std::optional<double> gt_per_s;
   std::optional<int> width;
+  bool unreported_width = false;  // link_width="0"
+};
+
+struct NvLinkRef {
+  std::string target;
+  int count = 0;
+  int line = 0;
+  std::optional<unsigned> tclass;
 };
 
 struct Element {
@@ -46,21 +64,58 @@ struct Element {
   // GPU
   int dev = -1;
   std::optional<GpuModel> model;
-  std::vector<std::tuple<std::string, int, int>> nvlinks;  // target, count, line
+  std::vector<NvLinkRef> nvlinks;
   // NIC
   std::string name;
+  std::string guid;
   std::optional<Bandwidth> speed;
+  // PCI identity, for files without <gpu sm> or <net speed>
+  unsigned pci_class = 0;
+  std::optional<unsigned> vendor, device;
+  bool gpu_element = false;  // a <gpu> child: NCCL's dump; without one, the file says nothing of NVLink
+  bool sxm = false;          // model read from an SXM module's PCI device id
 };
+
+enum class NicFamily { InfiniBand, Ethernet, RoCE, RdmaUnknown };
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
 }
 
+/// A hexadecimal attribute ("0x10de"), nullopt when absent or not a number.
+std::optional<unsigned> hex_attr(const pugi::xml_node& n, const char* name) {
+  const std::string v = n.attribute(name).value();
+  char* end = nullptr;
+  const unsigned long x = std::strtoul(v.c_str(), &end, 16);
+  if (v.empty() || *end != '\0') return std::nullopt;
+  return unsigned(x);
+}
+
+const detail::PciGpuRow* pci_gpu(const Element& e) {
+  if (e.vendor != detail::kPciVendorNvidia || !e.device) return nullptr;
+  for (const detail::PciGpuRow& row : detail::kPciGpus)
+    if (row.device == *e.device) return &row;
+  return nullptr;
+}
+
+const detail::PciNicRow* pci_nic(const Element& e) {
+  if (!e.vendor || !e.device) return nullptr;
+  for (const detail::PciNicRow& row : detail::kPciNics)
+    if (row.vendor == *e.vendor && row.device == *e.device) return &row;
+  return nullptr;
+}
+
+std::string hex(unsigned x) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%06x", x);
+  return buf;
+}
+
 class XmlParser {
  public:
-  XmlParser(std::string_view text, const std::string& file, const std::string& host)
-      : text_(text), problems_(file), file_(file), host_(host) {}
+  XmlParser(std::string_view text, const std::string& file, const std::string& host, std::optional<NodeTemplate> fill)
+      : text_(text), problems_(file), file_(file), host_(host), fill_(fill) {}
 
   NodeLayout parse() {
     pugi::xml_document doc;
@@ -118,7 +173,9 @@ class XmlParser {
       if (known) link.gt_per_s = gt;
       else problems_.add(at(pci), "link_speed=\"" + speed + "\": expected 2.5, 5, 8, 16, 32 or 64 GT/s");
     }
-    if (pci.attribute("link_width")) {
+    if (std::string_view(pci.attribute("link_width").value()) == "0") {
+      link.unreported_width = true;  // VMs (Azure ND, IBM Cloud) pass devices through without their width
+    } else if (pci.attribute("link_width")) {
       if (auto w = int_attr(pci, "link_width", false, 1)) link.width = int(*w);
     }
     return link;
@@ -139,6 +196,9 @@ class XmlParser {
     if (!cls) return;
     Element e{.parent = parent, .line = line_of(pci), .link = pcie_link(pci), .busid = lower(pci.attribute("busid").value())};
     const unsigned c = unsigned(*cls);
+    e.pci_class = c;
+    e.vendor = hex_attr(pci, "vendor");
+    e.device = hex_attr(pci, "device");
     const pugi::xml_node gpu = pci.child("gpu"), nic = pci.child("nic");
     if ((c & kBridgeMask) == kBridgeClass) e.kind = Kind::Bridge;
     else if (gpu || (c & kClassMask) == kDisplayClass) e.kind = Kind::Gpu;
@@ -160,10 +220,17 @@ class XmlParser {
   }
 
   void read_gpu(const pugi::xml_node& gpu, Element& e) {
+    const detail::PciGpuRow* row = pci_gpu(e);
+    e.sxm = row && row->sxm;
+    if (row && !gpu.attribute("sm")) {  // the model by PCI id only when the file gives no sm=
+      e.model = row->model;
+      by_pci_id_.insert(hex(*e.device).substr(4) + " (" + std::string(row->name) + ")");
+    }
     if (!gpu) {
       e.dev = int(gpu_count_++);
       return;
     }
+    e.gpu_element = true;
     ++gpu_count_;
     if (auto dev = int_attr(gpu, "dev", true)) e.dev = int(*dev);
     if (auto sm = int_attr(gpu, "sm", false)) {
@@ -172,7 +239,8 @@ class XmlParser {
     }
     for (pugi::xml_node l : gpu.children("nvlink")) {
       const auto count = int_attr(l, "count", true, 1);
-      if (count) e.nvlinks.emplace_back(lower(l.attribute("target").value()), int(*count), line_of(l));
+      if (count)
+        e.nvlinks.push_back(NvLinkRef{lower(l.attribute("target").value()), int(*count), line_of(l), hex_attr(l, "tclass")});
     }
   }
 
@@ -188,6 +256,7 @@ class XmlParser {
       Element e = pci ? elements_[std::size_t(*pci)] : Element{.kind = Kind::Nic, .parent = parent};
       e.line = line_of(net);
       e.name = net.attribute("name").value();
+      e.guid = lower(net.attribute("guid").value());
       if (auto dev = int_attr(net, "dev", true)) e.dev = int(*dev);
       if (auto speed = int_attr(net, "speed", false, 1)) e.speed = Bandwidth::from_bits_per_second(double(*speed) * kMbps);
       if (first) {
@@ -216,19 +285,35 @@ class XmlParser {
       if (e.kind == Kind::Gpu) models.insert(e.model.value_or(GpuModel::Generic));
     if (models.size() > 1) report_.warnings.push_back(file_ + ": GPUs of several models: all taken as the first GPU's");
     for (int sm : unknown_sm_) assume("sm=" + std::to_string(sm) + " is not in the SM table: GPU model generic");
-    for (const Element& e : elements_)
-      if (e.kind == Kind::Gpu) return e.model.value_or(GpuModel::Generic);
+    std::string ids;
+    for (const std::string& id : by_pci_id_) ids += (ids.empty() ? "" : ", ") + id;
+    if (!ids.empty()) assume("GPU model from the PCI device id " + ids + " (PCI ID table), the file giving no sm=");
+    const auto first = std::find_if(elements_.begin(), elements_.end(), [](const Element& e) { return e.kind == Kind::Gpu; });
+    const std::optional<GpuModel> named = first == elements_.end() ? std::nullopt : first->model;
+    if (fill_ && named && *named != node_template(*fill_).gpu_model)
+      report_.warnings.push_back(file_ + ": the file's GPU model " + std::string(to_string(*named)) + " differs from template " +
+                                 std::string(to_string(*fill_)) + "'s; the file's is kept");
+    if (named) return *named;
+    if (fill_) {
+      const GpuModel m = node_template(*fill_).gpu_model;
+      assume("the file names no GPU model (no sm=, no known PCI device id): " + std::string(to_string(m)) +
+             " of template " + std::string(to_string(*fill_)));
+      return m;
+    }
+    if (first != elements_.end()) assume("the file names no GPU model (no sm=, no known PCI device id): generic; give "
+                                   "--node-template to name the machine");
     return GpuModel::Generic;
   }
 
   // Kind and bandwidth of a PCIe link; the template's generation and width fill what the file omits.
   std::pair<LinkKind, std::optional<Bandwidth>> pcie(const PcieLink& l, const NodeSpec& tmpl, int& width) {
     width = l.width.value_or(tmpl.pcie_lanes);
+    unreported_width_ += l.unreported_width;
     if (!l.gt_per_s) {
       defaulted_pcie_ = true;
       return {tmpl.pcie, std::nullopt};
     }
-    if (!l.width) defaulted_pcie_ = true;
+    if (!l.width && !l.unreported_width) defaulted_pcie_ = true;
     for (const detail::PcieRow& row : detail::kPcieGens) {
       if (row.gt_per_s != *l.gt_per_s) continue;
       if (row.kind) return {*row.kind, std::nullopt};
@@ -264,7 +349,7 @@ class XmlParser {
 
   NodeLayout build() {
     const GpuModel model = gpu_model();
-    const NodeSpec tmpl = node_template(detail::template_of_model(model));
+    const NodeSpec tmpl = node_template(fill_.value_or(detail::template_of_model(model)));
     const auto gpus = sorted_by_dev(Kind::Gpu);
     const auto nics = sorted_by_dev(Kind::Nic);
     problems_.throw_if_any();
@@ -275,6 +360,7 @@ class XmlParser {
     for (std::size_t g : gpus) id[g] = b.add_gpu(model);
     add_nvlinks(b, gpus, id, model, tmpl);
     problems_.throw_if_any();
+    add_assumed_nvlinks(b, gpus, id, model);
     for (std::size_t i = 0; i < elements_.size(); ++i)
       if (elements_[i].kind == Kind::Cpu) id[i] = b.add_cpu();
     for (std::size_t i = 0; i < elements_.size(); ++i)
@@ -292,6 +378,10 @@ class XmlParser {
       if (elements_[i].kind == Kind::Cpu) cpus.push_back(*id[i]);
     for (std::size_t x = 0; x < cpus.size(); ++x)
       for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], LinkKind::Smp, 0);
+    if (unreported_width_)
+      assume(std::to_string(unreported_width_) + " PCI link(s) with link_width=\"0\" (a VM that does not report the width): x" +
+             std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)) +
+             ", at the generation of their link_speed");
     if (defaulted_pcie_)
       assume("PCIe links without link_speed or link_width: " + std::string(to_string(tmpl.pcie)) + " x" +
              std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)));
@@ -309,9 +399,15 @@ class XmlParser {
     std::vector<int> to_switch(elements_.size(), 0);
     std::map<std::pair<std::size_t, std::size_t>, int> direct;
     for (std::size_t g : gpus) {
-      for (const auto& [target, count, line] : elements_[g].nvlinks) {
+      for (const auto& [target, count, line, tclass] : elements_[g].nvlinks) {
         const auto peer = gpu_by_bus.find(target);
         if (peer == gpu_by_bus.end()) {
+          if (const std::string what = unlisted_target(tclass); !what.empty()) {
+            report_.warnings.push_back(file_ + ": " + detail::line_location(line) + ": <nvlink target=\"" + target + "\"> (" +
+                                       std::to_string(count) + " links) goes to " + what +
+                                       " the file does not list: left out");
+            continue;
+          }
           switch_targets.insert(target);
           to_switch[g] += count;
           continue;
@@ -339,30 +435,107 @@ class XmlParser {
              " (GPU table)");
   }
 
+  // What an <nvlink> target that is no listed GPU is, from its tclass: "" for an NVSwitch (tclass
+  // 0x068000, or none given, as in older dumps), else "a GPU" / "a device of class ..." to leave out.
+  static std::string unlisted_target(std::optional<unsigned> tclass) {
+    if (!tclass || (*tclass & detail::kPciSubclassMask) == detail::kPciClassNvSwitch) return "";
+    if ((*tclass & kClassMask) == detail::kPciBaseClassDisplay) return "a GPU (tclass " + hex(*tclass) + ")";
+    return "a device of class " + hex(*tclass) + " (a CPU or bridge, not an NVSwitch)";
+  }
+
+  // GPUs without a <gpu> element (a PCI-only NCCL_TOPO_FILE): the file does not say their NVLink. It is
+  // taken from the fill template, or from the GPU model's template when every GPU is an SXM module of
+  // that model and their number is the template's; otherwise none is modelled, with a warning.
+  void add_assumed_nvlinks(detail::LayoutBuilder& b, const std::vector<std::size_t>& gpus,
+                           const std::vector<std::optional<DeviceId>>& id, GpuModel model) {
+    std::size_t bare = 0;
+    for (std::size_t g : gpus) bare += !elements_[g].gpu_element;
+    if (bare != gpus.size()) return;
+    std::optional<NodeTemplate> source = fill_;
+    const bool all_sxm = std::all_of(gpus.begin(), gpus.end(), [&](std::size_t g) { return elements_[g].sxm; });
+    if (!source && all_sxm) {
+      const NodeTemplate t = detail::template_of_model(model);
+      if (node_template(t).gpu_model == model && std::size_t(node_template(t).gpus) == gpus.size()) source = t;
+    }
+    const std::string what = std::to_string(gpus.size()) + " GPU(s) without a <gpu> element (a PCI-only NCCL_TOPO_FILE): ";
+    if (!source || node_template(*source).gpu_interconnect != GpuInterconnect::NvSwitch) {
+      report_.warnings.push_back(file_ + ": " + what + "the file does not say their NVLink, so none is modelled" +
+                                 (source ? " (template " + std::string(to_string(*source)) + " has no NVSwitch)"
+                                         : "; give --node-template to take a template's"));
+      return;
+    }
+    const NodeSpec t = node_template(*source);
+    const DeviceId nvswitch = b.add_nvswitch(t.nvswitch_reduction);
+    for (std::size_t g : gpus) b.link(*id[g], nvswitch, t.nvlink, t.nvlinks);
+    assume(what + "NVLink as in template " + std::string(to_string(*source)) + ": " + std::to_string(t.nvlinks) + " " +
+           std::string(to_string(t.nvlink)) + " links per GPU to one NVSwitch" +
+           (fill_ ? " (--node-template)" : " (" + std::to_string(gpus.size()) + " SXM GPUs of that model)"));
+  }
+
+  // InfiniBand or Ethernet, from the NIC's PCI class and whether it is an RDMA device (see the top).
+  static NicFamily family_of(const Element& e) {
+    const unsigned sub = e.pci_class & detail::kPciSubclassMask;
+    if (sub == detail::kPciClassInfiniBand) return NicFamily::InfiniBand;
+    const bool rdma = (!e.guid.empty() && e.guid != "0x0") || e.name.starts_with("mlx");
+    if (sub == detail::kPciClassEthernet) return rdma ? NicFamily::RoCE : NicFamily::Ethernet;
+    return rdma ? NicFamily::RdmaUnknown : NicFamily::Ethernet;
+  }
+
   void add_nics(detail::LayoutBuilder& b, const std::vector<std::size_t>& nics, std::vector<std::optional<DeviceId>>& id,
                 const NodeSpec& tmpl) {
-    bool defaulted = false;
+    std::map<NicFamily, std::vector<std::string>> by_family;
+    std::set<std::string> defaulted, by_pci_id;
     for (std::size_t n : nics) {
       const Element& e = elements_[n];
-      LinkKind port = tmpl.nic;
+      const NicFamily family = family_of(e);
+      const LinkFamily link_family = family == NicFamily::InfiniBand || family == NicFamily::RdmaUnknown
+                                         ? LinkFamily::InfiniBand
+                                         : LinkFamily::Ethernet;
       Bandwidth bw = Topology::default_link(0, 1, tmpl.nic, tmpl.nic_ports).bandwidth;
       if (e.speed) {
         bw = *e.speed;
-        port = detail::network_kind_of_rate(bw).value_or(detail::kIbLegacyTimingKind);
-      } else {
-        defaulted = true;
+      } else if (const detail::PciNicRow* row = pci_nic(e)) {
+        bw = Bandwidth::from_bits_per_second(row->gbps * 1e9);
+        by_pci_id.insert(std::string(row->name) + " " + hex(*e.device).substr(4) + ": " + gbps(bw));
       }
+      const LinkKind fallback = link_family == LinkFamily::InfiniBand ? detail::kIbLegacyTimingKind : detail::kEthCustomTimingKind;
+      const LinkKind port = detail::network_kind_of_rate(bw, link_family).value_or(fallback);
+      if (!e.speed && !pci_nic(e))
+        defaulted.insert(gbps(bw) + " " + std::string(to_string(port)) +
+                         (family == NicFamily::InfiniBand ? " (InfiniBand by PCI class 0x0207)" : ""));
+      by_family[family].push_back(e.name.empty() ? "nic" + std::to_string(e.dev) : e.name);
       id[n] = b.add_nic(e.name, port, bw, near_gpu(n));
     }
-    if (defaulted) assume("NICs without speed=: " + std::string(to_string(tmpl.nic)) + " as in template " +
-                          std::string(to_string(tmpl.base)));
-    if (!nics.empty()) assume("NIC speeds mapped to InfiniBand kinds first, then Ethernet (NCCL's net does not say which)");
+    for (const std::string& d : defaulted)
+      assume("NICs without speed=: " + d + ", the rate of template " + std::string(to_string(tmpl.base)) + "'s NIC (" +
+             std::string(to_string(tmpl.nic)) + ") in the NIC's own family");
+    for (const std::string& p : by_pci_id) assume("NIC speed from the PCI device id: " + p + " (PCI NIC table)");
+    const auto names = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+      return out;
+    };
+    if (by_family.count(NicFamily::RoCE))
+      assume("RDMA NICs " + names(by_family[NicFamily::RoCE]) +
+             " sit on PCI class 0x020000 (Ethernet controller): RoCE, Ethernet kinds (an InfiniBand port is class 0x020700)");
+    if (by_family.count(NicFamily::RdmaUnknown))
+      assume("RDMA NICs " + names(by_family[NicFamily::RdmaUnknown]) +
+             " have no PCI class: NCCL's XML does not tell InfiniBand from RoCE here; InfiniBand assumed");
+  }
+
+  static std::string gbps(Bandwidth b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g Gb/s", b.gbps());
+    return buf;
   }
 
   std::string_view text_;
   ProblemList problems_;
   std::string file_, host_;
+  std::optional<NodeTemplate> fill_;
   std::vector<Element> elements_;
+  std::set<std::string> by_pci_id_;
+  int unreported_width_ = 0;
   std::set<int> unknown_sm_;
   std::size_t gpu_count_ = 0;
   int ignored_ = 0;
@@ -373,8 +546,9 @@ class XmlParser {
 
 }  // namespace
 
-NodeLayout parse_nccl_topo_xml(std::string_view text, const std::string& file, const std::string& host) {
-  return XmlParser(text, file, host).parse();
+NodeLayout parse_nccl_topo_xml(std::string_view text, const std::string& file, const std::string& host,
+                               std::optional<NodeTemplate> fill) {
+  return XmlParser(text, file, host, fill).parse();
 }
 
 }  // namespace ringlab

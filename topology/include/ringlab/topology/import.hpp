@@ -101,8 +101,11 @@ Fabric parse_ibnetdiscover(std::string_view text, const std::string& file);
 
 /// `nvidia-smi topo -m` output. `host` names the host of the layout. Throws InputError.
 NodeLayout parse_nvidia_smi_topo(std::string_view text, const std::string& file, const std::string& host = "node0");
-/// NCCL topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE). Throws InputError.
-NodeLayout parse_nccl_topo_xml(std::string_view text, const std::string& file, const std::string& host = "node0");
+/// NCCL topology XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE). `fill` names the machine's template for
+/// what the file does not say (GPU model, the NVLink of PCI-only files, NIC rates without speed=); each
+/// use is an assumption in the report. Throws InputError.
+NodeLayout parse_nccl_topo_xml(std::string_view text, const std::string& file, const std::string& host = "node0",
+                               std::optional<NodeTemplate> fill = std::nullopt);
 /// The layout of a node template (its NICs named mlx5_<i>).
 NodeLayout template_layout(NodeTemplate t, const std::string& host = "node0");
 
