@@ -9,6 +9,8 @@
 //   ring1024-ch4    as ring1024 with 4 channels (4 rings) and 512 KiB pipeline chunks
 //   rail8192        8192 GPUs, hierarchical allreduce: intra-node ring reduce-scatter, one 1024-rank
 //                   ring per rail, intra-node allgather
+//   nccl1024        as ring1024 under --algo nccl (NCCL's choice, channels over every NIC rail), through
+//   nccl8192        run_collective as the CLI runs it; schedule building is inside "simulate" there
 // Flat ring cases use the compact schedule (compact_schedule.hpp) by default; --explicit builds the
 // explicit Schedule instead (refused when it would not fit in half the machine's memory: ring8192
 // has ~336M ops, ~20 GiB). Hierarchical cases are always explicit.
@@ -33,6 +35,7 @@
 #include "bench_clock.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
+#include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/generators.hpp"
 
@@ -63,6 +66,8 @@ constexpr Case kCases[] = {
     {"ring8192", 1024, 1.0, false, 1, 0_B},
     {"ring65536", 8192, 1.0, false, 1, 0_B},
     {"rail8192", 1024, 1.0, false, 1, 0_B, Algorithm::Hierarchical},
+    {"nccl1024", 128, 1.0, false, 1, 0_B, Algorithm::Nccl},
+    {"nccl8192", 1024, 1.0, false, 1, 0_B, Algorithm::Nccl},
 };
 constexpr int kNodesPerLeaf = 4;
 constexpr int kSpines = 8;
@@ -154,7 +159,22 @@ int main(int argc, char** argv) {
     spec.algorithm = chosen->algorithm;
     spec.hierarchy = Hierarchy::Rail;
     Timing build, sim;
-    if (compact) {
+    if (chosen->algorithm == Algorithm::Nccl) {
+      CollectiveRequest request;
+      request.algorithm = Algorithm::Nccl;
+      request.message = spec.message;
+      request.order.ranks = ranks;
+      request.options = options;
+      request.options.calibration = Calibration::nccl();
+      const Stopwatch sim_watch;
+      const CollectiveOutcome out = run_collective(topology, request);
+      sim = sim_watch.elapsed();
+      if (!out.result) {
+        std::fprintf(stderr, "%s: %s\n", chosen->name, out.not_applicable.c_str());
+        return 1;
+      }
+      result = *out.result;
+    } else if (compact) {
       const Stopwatch build_watch;
       const std::optional<CompactSchedule> schedule = build_compact_schedule(topology, ranks, spec);
       build = build_watch.elapsed();
@@ -190,7 +210,7 @@ int main(int argc, char** argv) {
   std::printf("%-14s %s ranks=%d ops=%llu median(n=%d) wall_s: total=%.3f schedule=%.3f simulate=%.3f | user_cpu_s: "
               "total=%.3f schedule=%.3f simulate=%.3f | simulated_ms=%.3f busbw_GBps=%.2f events=%llu "
               "simulated=%.0f events_per_s(wall)=%.3g events_per_s(cpu)=%.3g flows=%llu rate_updates=%llu peak_rss_MiB=%.1f\n",
-              chosen->name, compact ? "compact" : "explicit", result.ranks, static_cast<unsigned long long>(ops), repeat,
+              chosen->name, chosen->algorithm == Algorithm::Nccl ? result.algorithm.c_str() : compact ? "compact" : "explicit", result.ranks, static_cast<unsigned long long>(ops), repeat,
               median(totals), median(builds), sim, median(total_cpus), median(build_cpus), sim_cpu,
               result.time.seconds() * 1e3, result.busbw().gigabytes_per_second(),
               static_cast<unsigned long long>(result.events), simulated, simulated / sim, simulated / sim_cpu, static_cast<unsigned long long>(result.flows),
