@@ -18,24 +18,14 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> split_commas(std::string_view s) {
+/// `s` split at every `sep`, empty parts kept ("2..3" -> {"2", "", "3"}).
+std::vector<std::string> split(std::string_view s, char sep) {
   std::vector<std::string> out;
   while (true) {
-    const auto comma = s.find(',');
-    if (!s.substr(0, comma).empty()) out.emplace_back(s.substr(0, comma));
-    if (comma == std::string_view::npos) return out;
-    s.remove_prefix(comma + 1);
-  }
-}
-
-/// "2.20.3" -> {"2", "20", "3"}; empty parts kept (so "2..3" is refused).
-std::vector<std::string> split_dots(std::string_view s) {
-  std::vector<std::string> out;
-  while (true) {
-    const auto dot = s.find('.');
-    out.emplace_back(s.substr(0, dot));
-    if (dot == std::string_view::npos) return out;
-    s.remove_prefix(dot + 1);
+    const auto at = s.find(sep);
+    out.emplace_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
   }
 }
 
@@ -51,7 +41,7 @@ long integer(std::string_view name, std::string_view value, long lo, long hi) {
   return v;
 }
 
-// NCCL's names (ncclAlgoStr) with what ringlab does with each; nullopt = not modelled.
+// NCCL's names (ncclAlgoStr) and the index of each in NcclEnv::algorithms (-1: not modelled).
 struct AlgoName {
   std::string_view name;
   int index;  // into NcclEnv::algorithms, -1 when ringlab does not model it
@@ -66,7 +56,8 @@ template <std::size_t N, typename Find>
 std::vector<std::string> parse_list(std::string_view name, std::string_view value, std::array<NcclEnable, N>& out,
                                     std::string_view expected, Find find) {
   const bool exclude = !value.empty() && value.front() == '^';
-  const std::vector<std::string> items = split_commas(exclude ? value.substr(1) : value);
+  std::vector<std::string> items = split(exclude ? value.substr(1) : value, ',');
+  std::erase_if(items, [](const std::string& item) { return item.empty(); });  // NCCL's strtok skips them
   if (items.empty()) bad(name, value, "a comma-separated list of " + std::string(expected));
   out.fill(exclude ? NcclEnable::Default : NcclEnable::Off);
   std::vector<std::string> unmodelled;
@@ -111,7 +102,7 @@ void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) 
 /// "2.20.3" or "2.20" -> 22003 / 22000 (NCCL_VERSION_CODE: major x 10000 + minor x 100 + patch).
 std::string set_version(NcclEnv& env, std::string_view name, std::string_view value) {
   std::vector<int> parts;
-  for (const std::string& part : split_dots(value)) {
+  for (const std::string& part : split(value, '.')) {
     int v = -1;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
     if (part.empty() || ec != std::errc{} || end != part.data() + part.size() || v < 0 || v > 99) parts.clear();
