@@ -9,6 +9,7 @@
 #include "ringlab/sim/collectives.hpp"
 #include "nccl_fixtures.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/topology/generators.hpp"
 
 using namespace ringlab;
 using namespace ringlab::sim;
@@ -288,4 +289,53 @@ TEST_CASE("nccl: NCCL's version picks its tuning tables (2.19, 2.21, 2.23, 2.28)
   // at max(0.6, 1 us net overhead) come off: NCCL's formula as it was.
   CHECK(row(nccl_estimates(spread, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::LL)
             .latency.microseconds() == Approx(6.6 + (6 - 8) * 1.0 + 8 * 2.7));
+}
+
+TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]") {
+  // NCCL enables LL128 by default only for sm 7.0, 8.0 and 9.0 (tuning.cc), with NVLink.
+  auto has_ll128 = [](GpuModel gpu) {
+    NcclModel m = h100_node();
+    m.gpu = gpu;
+    const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
+    return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& e) { return e.protocol == Protocol::LL128; });
+  };
+  for (GpuModel g : {GpuModel::A100_40GB, GpuModel::A100Pcie, GpuModel::H100Pcie, GpuModel::H100Nvl, GpuModel::H20})
+    CHECK(has_ll128(g));
+  for (GpuModel g : {GpuModel::A10, GpuModel::L40S, GpuModel::Rtx4090, GpuModel::Rtx6000Ada, GpuModel::B200,
+                     GpuModel::GB200})
+    CHECK_FALSE(has_ll128(g));
+  // NVLS exists on Hopper rows (nvlsEfficiency 0.85): the sm 9.0 models and B200/GB200 give H100's
+  // figure for the same links; Ampere rows (sm 8.x) have none.
+  auto nvls_bandwidth = [](GpuModel gpu) {
+    NcclModel m = h100_node();
+    m.gpu = gpu;
+    m.nvls = true;
+    for (const NcclEstimate& e : nccl_estimates(m, Collective::AllReduce, 1_GiB))
+      if (e.algorithm == NcclAlgorithm::Nvls) return e.bandwidth.gigabytes_per_second();
+    return 0.0;
+  };
+  const double hopper = nvls_bandwidth(GpuModel::H100);
+  REQUIRE(hopper > 0);
+  for (GpuModel g : {GpuModel::H20, GpuModel::H100Nvl, GpuModel::H200, GpuModel::GB200})
+    CHECK(nvls_bandwidth(g) == Approx(hopper));
+  for (GpuModel g : {GpuModel::A100_40GB, GpuModel::L40S, GpuModel::Rtx4090}) CHECK(nvls_bandwidth(g) == 0.0);
+}
+
+TEST_CASE("nccl: mixed GPU models run at the oldest compute capability, not the lowest enum value", "[nccl]") {
+  // H100 (enum 3, sm 9.0) next to A10 (enum 8, sm 8.6): NCCL's minCompCap is the A10's.
+  Topology t;
+  ClusterSpec h100;
+  h100.node = node_template(NodeTemplate::DgxH100);
+  h100.prefix = "h";
+  h100.fabric.kind = FabricKind::None;
+  add_cluster(t, h100);
+  ClusterSpec a10 = h100;
+  a10.prefix = "a";
+  a10.node = node_template(NodeTemplate::Generic);
+  set_gpu_model(a10.node, GpuModel::A10);
+  add_cluster(t, a10);
+  const std::vector<DeviceId> ranks{t.device_by_name("h0/gpu0"), t.device_by_name("a0/gpu0")};
+  CHECK(nccl_model(t, ranks).gpu == GpuModel::A10);
+  const std::vector<DeviceId> reversed{ranks[1], ranks[0]};
+  CHECK(nccl_model(t, reversed).gpu == GpuModel::A10);
 }

@@ -165,8 +165,14 @@ TEST_CASE("a default NodeSpec is the generic template", "[generators]") {
 TEST_CASE("hgx_* names are aliases of the dgx_* templates", "[generators]") {
   CHECK(find_node_template("hgx_h100") == NodeTemplate::DgxH100);
   CHECK(find_node_template("hgx_a100") == NodeTemplate::DgxA100);
-  CHECK(find_node_template("dgx_h200") == std::nullopt);
-  CHECK(node_template_names() == "dgx_a100, hgx_a100, dgx_h100, hgx_h100, pcie8, v100x4, generic");
+  CHECK(find_node_template("dgx_h200") == NodeTemplate::DgxH200);
+  CHECK(find_node_template("dgx_h300") == std::nullopt);
+  CHECK(node_template_names() ==
+        "dgx_a100, hgx_a100, dgx_h100, hgx_h100, pcie8, v100x4, generic, dgx_h200, hgx_h200, dgx_b200, hgx_b200, "
+        "aws_p4d, p4d.24xlarge, aws_p4de, p4de.24xlarge, aws_p5, p5.48xlarge, aws_p5e, p5e.48xlarge, azure_ndv4, "
+        "Standard_ND96asr_v4, azure_ndm_v4, Standard_ND96amsr_A100_v4, azure_ndv5, Standard_ND96isr_H100_v5, "
+        "azure_nd_h200_v5, Standard_ND96isr_H200_v5, gcp_a3, a3-highgpu-8g, gcp_a3_mega, a3-megagpu-8g, "
+        "gcp_a3_ultra, a3-ultragpu-8g, oci_bm_gpu4_8, BM.GPU4.8, oci_bm_gpu_h100_8, BM.GPU.H100.8");
 }
 
 TEST_CASE("v100x4: NVLink all-to-all with 2 nvlink2 per pair (6 links per GPU), 1 EDR NIC, pcie3", "[generators]") {

@@ -47,7 +47,7 @@ TEST_CASE("names are read out of the lists error messages give", "[suggest]") {
 
 TEST_CASE("scenario names with a typo get a suggestion and keep their JSON path", "[suggest]") {
   const nlohmann::json doc = nlohmann::json::parse(R"({"ringlab": 1, "cluster": {"generate": {"nodes": 2,
-      "node": {"template": "dgx_h10", "gpu_model": "h10"}, "fabric": {"kind": "leaf_spin", "nodes_per_leaf": 2}}}})");
+      "node": {"template": "dgx_h10", "gpu_model": "h1000"}, "fabric": {"kind": "leaf_spin", "nodes_per_leaf": 2}}}})");
   try {
     scenario_from_json(doc, "typo.json");
     FAIL("expected an InputError");
@@ -59,6 +59,6 @@ TEST_CASE("scenario names with a typo get a suggestion and keep their JSON path"
                                "(did you mean 'dgx_h100'?): expected one of") &&
                    Catch::Contains("/cluster/generate/fabric/kind: unknown fabric kind \"leaf_spin\" (did you mean "
                                    "'leaf_spine'?)") &&
-                   Catch::Contains("/cluster/generate/node/gpu_model: unknown GPU model \"h10\" (did you mean 'h100'?)"));
+                   Catch::Contains("/cluster/generate/node/gpu_model: unknown GPU model \"h1000\" (did you mean 'h100'?)"));
   }
 }

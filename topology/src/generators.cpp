@@ -27,32 +27,117 @@ struct TemplateRow {
   int pcie_switches;
   int nics;
   LinkKind nic;
+  Transport transport;
   std::string_view source;
 };
 
 // Node layouts. NVLink generation and links per GPU come from gpu_spec(gpu); PCIe width from
-// link_defaults(pcie).default_lanes. Storage and management NICs are left out: they carry no
-// gradient traffic.
-constexpr std::array<TemplateRow, 5> kTemplates{{
+// link_defaults(pcie).default_lanes. Storage, management and host (front-end) NICs are left out: they
+// carry no gradient traffic. One row per NIC port that NCCL sees as a device: a dual-port card is two
+// NICs. Where a vendor publishes no PCIe switch layout, the HGX board's layout is assumed and the
+// source says so ("inferred"). GPU i sits on PCIe switch i*S/gpus and NIC j on switch j*S/nics.
+constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
     {NodeTemplate::DgxA100, "dgx_a100", "hgx_a100", GpuModel::A100, 8, GpuInterconnect::NvSwitch, false, 2,
-     LinkKind::Pcie4, 4, 8, LinkKind::IbHdr,
+     LinkKind::Pcie4, 4, 8, LinkKind::IbHdr, Transport::Rdma,
      "NVIDIA DGX A100 System Architecture white paper (2020): 8 A100 SXM4, 6 NVSwitch, 4 PCIe gen4 "
      "switches each with 2 GPUs and 2 ConnectX-6 HDR 200 Gb/s NICs, 2x AMD EPYC 7742"},
     {NodeTemplate::DgxH100, "dgx_h100", "hgx_h100", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
-     LinkKind::Pcie5, 8, 8, LinkKind::IbNdr,
+     LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
      "NVIDIA DGX H100 User Guide (2023): 8 H100 SXM5, 4 third-generation NVSwitch with NVLink SHARP, "
      "8 ConnectX-7 NDR 400 Gb/s, each on a PCIe gen5 switch with its GPU, 2x Xeon 8480C"},
     {NodeTemplate::Pcie8, "pcie8", "", GpuModel::A100, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 2,
-     LinkKind::IbHdr,
+     LinkKind::IbHdr, Transport::Rdma,
      "typical 8-GPU PCIe gen4 server (e.g. Supermicro SYS-420GP-TNR): 4 PCIe switches under 2 sockets, "
      "2 HDR NICs"},
     {NodeTemplate::V100x4, "v100x4", "", GpuModel::V100, 4, GpuInterconnect::AllToAll, false, 2, LinkKind::Pcie3, 2, 1,
-     LinkKind::IbEdr,
+     LinkKind::IbEdr, Transport::Rdma,
      "4-GPU V100 SXM2 server (DGX Station, a DGX-1 quad): each V100's 6 NVLink2 links as 2 to each "
      "peer, PCIe gen3, one EDR 100 Gb/s NIC"},
     {NodeTemplate::Generic, "generic", "", GpuModel::Generic, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 1,
-     LinkKind::Eth100, "a neutral starting point for custom nodes: PCIe gen4, one 100GbE RoCE NIC"},
+     LinkKind::Eth100, Transport::Rdma, "a neutral starting point for custom nodes: PCIe gen4, one 100GbE RoCE NIC"},
+    // ---- DGX systems --------------------------------------------------------------------------------
+    {NodeTemplate::DgxH200, "dgx_h200", "hgx_h200", GpuModel::H200, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
+     "NVIDIA DGX H200 datasheet (2024): 8 H200 SXM 141 GB, 4 NVSwitch (NVLink4, 900 GB/s per GPU, NVLink "
+     "SHARP), 8 single-port ConnectX-7 NDR 400 Gb/s, 2x Xeon 8480C; PCIe gen5 layout as DGX H100 (same "
+     "system board, inferred)"},
+    {NodeTemplate::DgxB200, "dgx_b200", "hgx_b200", GpuModel::B200, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
+     "NVIDIA DGX B200 datasheet (2024): 8 B200 (1440 GB), 2 fifth-generation NVLink switches (NVLink5 "
+     "1.8 TB/s per GPU, NVLink SHARP), 8 single-port ConnectX-7 VPI 400 Gb/s (taken as NDR InfiniBand), "
+     "2x Xeon Platinum 8570; PCIe gen5 switches pairing GPU i with NIC i as in DGX H100 (inferred)"},
+    // ---- AWS (EFA is SRD over AWS's fabric, not RoCE: modelled as Ethernet with rdma) ---------------
+    {NodeTemplate::AwsP4d, "aws_p4d", "p4d.24xlarge", GpuModel::A100_40GB, 8, GpuInterconnect::NvSwitch, false, 2,
+     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Rdma,
+     "AWS EC2 P4 instance page (p4d.24xlarge): 8 A100 40GB, NVSwitch 600 GB/s per GPU, 400 Gb/s EFA as "
+     "4x 100 Gb/s EFA with GPUDirect RDMA, 2x Xeon 8275CL (gen3 root ports); HGX A100 board: 4 PCIe gen4 "
+     "switches each with 2 GPUs and 1 EFA NIC (inferred)"},
+    {NodeTemplate::AwsP4de, "aws_p4de", "p4de.24xlarge", GpuModel::A100, 8, GpuInterconnect::NvSwitch, false, 2,
+     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Rdma,
+     "AWS EC2 P4 instance page (p4de.24xlarge): 8 A100 80GB, otherwise as p4d.24xlarge (NVSwitch, "
+     "4x 100 Gb/s EFA, GPUDirect RDMA; PCIe layout inferred)"},
+    {NodeTemplate::AwsP5, "aws_p5", "p5.48xlarge", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Rdma,
+     "AWS EC2 P5 instance page (p5.48xlarge): 8 H100 80GB, NVSwitch 900 GB/s per GPU, 3200 Gb/s EFAv2 as "
+     "32 network cards of 100 Gb/s with GPUDirect RDMA, 2x AMD EPYC 7R13; 8 PCIe gen5 switches each with "
+     "1 GPU and 4 EFA NICs (inferred from the HGX H100 board); NVLS as on HGX H100 (inferred)"},
+    {NodeTemplate::AwsP5e, "aws_p5e", "p5e.48xlarge", GpuModel::H200, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Rdma,
+     "AWS EC2 P5 instance page (p5e.48xlarge): 8 H200 141 GB, NVSwitch 900 GB/s per GPU, 3200 Gb/s EFA "
+     "as 32x 100 Gb/s, GPUDirect RDMA; layout as p5.48xlarge (inferred)"},
+    // ---- Azure ---------------------------------------------------------------------------------------
+    {NodeTemplate::AzureNdv4, "azure_ndv4", "Standard_ND96asr_v4", GpuModel::A100_40GB, 8, GpuInterconnect::NvSwitch,
+     false, 2, LinkKind::Pcie4, 4, 8, LinkKind::IbHdr, Transport::Rdma,
+     "Azure ND A100 v4-series page (Standard_ND96asr_v4): 8 A100 40GB SXM with NVLink3/NVSwitch, 8x 200 Gb/s "
+     "HDR InfiniBand (one per GPU, GPUDirect RDMA), 2x AMD EPYC 7V12 (PCIe gen4); HGX A100 PCIe layout as "
+     "DGX A100 (inferred)"},
+    {NodeTemplate::AzureNdmV4, "azure_ndm_v4", "Standard_ND96amsr_A100_v4", GpuModel::A100, 8,
+     GpuInterconnect::NvSwitch, false, 2, LinkKind::Pcie4, 4, 8, LinkKind::IbHdr, Transport::Rdma,
+     "Azure NDm A100 v4-series page (Standard_ND96amsr_A100_v4): 8 A100 80GB SXM, NVSwitch, 8x 200 Gb/s HDR "
+     "InfiniBand, 2x AMD EPYC 7V12; layout as azure_ndv4 (inferred)"},
+    {NodeTemplate::AzureNdv5, "azure_ndv5", "Standard_ND96isr_H100_v5", GpuModel::H100, 8, GpuInterconnect::NvSwitch,
+     true, 2, LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
+     "Azure ND H100 v5-series page (Standard_ND96isr_H100_v5): 8 H100 80GB SXM, NVLink4/NVSwitch, 8x 400 Gb/s "
+     "NDR InfiniBand (one per GPU, 3.2 Tb/s), 2x Xeon Sapphire Rapids (PCIe gen5); PCIe layout as DGX H100 "
+     "(inferred)"},
+    {NodeTemplate::AzureNdH200v5, "azure_nd_h200_v5", "Standard_ND96isr_H200_v5", GpuModel::H200, 8,
+     GpuInterconnect::NvSwitch, true, 2, LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
+     "Azure ND H200 v5-series page (Standard_ND96isr_H200_v5): 8 H200 141 GB SXM, NVSwitch, 8x 400 Gb/s NDR "
+     "InfiniBand, 2x Xeon Sapphire Rapids; layout as azure_ndv5 (inferred)"},
+    // ---- Google Cloud (the 200 Gb/s primary host NIC is left out) -----------------------------------
+    {NodeTemplate::GcpA3, "gcp_a3", "a3-highgpu-8g", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 4, 4, LinkKind::Eth200, Transport::Tcp,
+     "GCP A3 machine series and GKE GPUDirect-TCPX pages (a3-highgpu-8g): 8 H100 80GB, 4 GPU NICs of "
+     "200 Gb/s with GPUDirect-TCPX (TCP into GPU memory: tcp), 2x Xeon Sapphire Rapids; 4 PCIe gen5 "
+     "switches each with 2 GPUs and 1 GPU NIC (inferred from one NIC per GPU pair)"},
+    {NodeTemplate::GcpA3Mega, "gcp_a3_mega", "a3-megagpu-8g", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 8, 8, LinkKind::Eth200, Transport::Tcp,
+     "GCP A3 machine series page (a3-megagpu-8g): 8 H100 80GB, 8 GPU NICs of 200 Gb/s (1600 Gb/s) with "
+     "GPUDirect-TCPXO (TCP with NIC offload; modelled as tcp, inferred), one NIC per GPU on its PCIe gen5 "
+     "switch (inferred)"},
+    {NodeTemplate::GcpA3Ultra, "gcp_a3_ultra", "a3-ultragpu-8g", GpuModel::H200, 8, GpuInterconnect::NvSwitch, true,
+     2, LinkKind::Pcie5, 8, 8, LinkKind::Eth400, Transport::Rdma,
+     "GCP A3 machine series page (a3-ultragpu-8g): 8 H200 141 GB, 8 ConnectX-7 400 Gb/s RoCE (3200 Gb/s, "
+     "GPUDirect RDMA), one per GPU, 2x Xeon Emerald Rapids; PCIe gen5 switch per GPU/NIC pair (inferred)"},
+    // ---- Oracle Cloud (the host NIC is left out) ------------------------------------------------------
+    {NodeTemplate::OciBmGpu4_8, "oci_bm_gpu4_8", "BM.GPU4.8", GpuModel::A100_40GB, 8, GpuInterconnect::NvSwitch, false,
+     2, LinkKind::Pcie4, 4, 16, LinkKind::Eth100, Transport::Rdma,
+     "OCI Compute shapes page (BM.GPU4.8): 8 A100 40GB SXM, cluster network 16x 100 Gb/s RDMA (RoCEv2, "
+     "8 dual-port NICs, 1.6 Tb/s), 2x AMD EPYC 7542 (PCIe gen4); 4 PCIe gen4 switches each with 2 GPUs and "
+     "4 NIC ports (HGX A100 layout, inferred)"},
+    {NodeTemplate::OciBmGpuH100_8, "oci_bm_gpu_h100_8", "BM.GPU.H100.8", GpuModel::H100, 8, GpuInterconnect::NvSwitch,
+     true, 2, LinkKind::Pcie5, 8, 16, LinkKind::Eth200, Transport::Rdma,
+     "OCI Compute shapes page (BM.GPU.H100.8): 8 H100 80GB SXM, cluster network 16x 200 Gb/s RDMA (RoCEv2, "
+     "8 dual-port ConnectX-7, 3.2 Tb/s), 2x Xeon Platinum 8480+; 8 PCIe gen5 switches each with 1 GPU and "
+     "2 NIC ports (inferred)"},
 }};
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kTemplates.size(); ++i)
+        if (kTemplates[i].id != NodeTemplate(i)) return false;
+      return true;
+    }(),
+    "kTemplates rows must be in NodeTemplate order");
 
 constexpr std::array<std::string_view, 3> kInterconnectNames{"none", "nvswitch", "all_to_all"};
 constexpr std::array<std::string_view, 6> kFabricNames{"none",      "single_switch",  "leaf_spine",
@@ -458,7 +543,7 @@ NodeSpec node_template(NodeTemplate t) {
   n.nics = row.nics;
   n.nic = row.nic;
   n.nic_ports = link_defaults(row.nic).default_lanes;
-  n.transport = Transport::Rdma;
+  n.transport = row.transport;
   return n;
 }
 
@@ -469,6 +554,7 @@ std::optional<NodeTemplate> find_node_template(std::string_view name) {
 }
 
 std::string_view to_string(NodeTemplate t) { return template_row(t).name; }
+std::string_view node_template_source(NodeTemplate t) { return template_row(t).source; }
 
 std::string node_template_names() {
   std::string out;

@@ -152,8 +152,8 @@ std::optional<GpuModel> model_of_sm(int sm) {
 }
 
 std::optional<int> sm_of_model(GpuModel model) {
-  for (const SmRow& row : kSmModels)
-    if (row.model == model) return row.sm;
+  const int sm = gpu_spec(model).sm;
+  if (sm > 0) return sm;
   return std::nullopt;
 }
 

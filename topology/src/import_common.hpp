@@ -53,7 +53,7 @@ std::optional<long> parse_count(std::string_view s);
 
 /// GPU model of a CUDA compute capability (sm), from kSmModels.
 std::optional<GpuModel> model_of_sm(int sm);
-/// The SM of a GPU model, from kSmModels; nullopt for generic.
+/// The SM of a GPU model, from the GPU table (GpuSpec::sm); nullopt for generic.
 std::optional<int> sm_of_model(GpuModel model);
 /// The template of a GPU model (first template built on that model), else kImportPolicy's fallback.
 NodeTemplate template_of_model(GpuModel model);

@@ -21,7 +21,9 @@ struct SmRow {
   GpuModel model;
 };
 /// Source: NVIDIA CUDA C++ Programming Guide, "Compute Capabilities" (V100 7.0, A100 8.0, H100/H200
-/// 9.0, B200 10.0). sm 90 is H100 and H200 alike; the first row wins, so 90 reads as h100.
+/// 9.0, B200 10.0). sm 90 is H100 and H200 alike; the first row wins, so 90 reads as h100. This is the
+/// import guess only: sm 86 and 89 (A10, L40S, RTX 4090, RTX 6000 Ada, A40, ...) name no single board
+/// and stay generic; the export side writes GpuSpec::sm of every catalogue model.
 inline constexpr std::array<SmRow, 5> kSmModels{{
     {70, GpuModel::V100}, {80, GpuModel::A100}, {90, GpuModel::H100}, {90, GpuModel::H200}, {100, GpuModel::B200}}};
 

@@ -203,8 +203,10 @@ class SmiParser {
     return first.nvlinks;
   }
 
-  // GPU model whose NVLinks per GPU equal `links` (first in the GPU table), else generic.
+  // GPU model whose NVLinks per GPU equal `links` (first in the GPU table), else generic. No NVLink
+  // names no model (several PCIe boards have none).
   static GpuModel model_with_nvlinks(int links) {
+    if (links <= 0) return GpuModel::Generic;
     for (int m = 0; m < kGpuModelCount; ++m)
       if (GpuModel(m) != GpuModel::Generic && gpu_spec(GpuModel(m)).nvlinks == links) return GpuModel(m);
     return GpuModel::Generic;

@@ -1,10 +1,11 @@
-// The defaults tables: nominal link rates, latencies and software overheads per link kind, and GPU
-// memory bandwidths. Each row names its source. These are the *pure model* numbers; measured
+// The defaults tables: nominal link rates, latencies and software overheads per link kind, and the GPU
+// catalogue (memory bandwidth, NVLink, PCIe, P2P, compute capability). Each row names its source. These are the *pure model* numbers; measured
 // efficiency factors (e.g. TCP goodput, NCCL protocol efficiency) belong to the simulator's
 // calibration table, not here.
 #include "ringlab/topology/kinds.hpp"
 
 #include <array>
+#include <cctype>
 #include <string>
 
 namespace ringlab {
@@ -66,16 +67,99 @@ constexpr std::array<LinkDefaults, kLinkKindCount> kLinkTable{{
      "no defaults: the scenario gives bandwidth and latency"},
 }};
 
+// The GPU catalogue, in GpuModel order (new models are appended). Columns: memory bandwidth (decimal
+// GB/s, HBM or GDDR, as the datasheet states it), NVLink generation and links per GPU (0 = none; one
+// NVLink3/4 link is 25 GB/s per direction, so 12 links are the datasheets' "600 GB/s" and 18 their
+// "900 GB/s" bidirectional), PCIe generation of the GPU's x16 host interface, whether CUDA peer-to-peer
+// over PCIe works with the stock driver, and the CUDA compute capability (NVIDIA CUDA C++ Programming
+// Guide, "Compute Capabilities": 7.0 Volta, 8.0 A100, 8.6 GA10x, 8.9 Ada, 9.0 Hopper, 10.0 Blackwell).
+// Every row cites the NVIDIA datasheet or spec page its numbers come from; inferences are marked.
 constexpr std::array<GpuSpec, kGpuModelCount> kGpuTable{{
-    {GpuModel::Generic, "generic", gbytes(1000), LinkKind::NvLink3, 0,
-     "a round 1 TB/s HBM figure for unnamed GPUs"},
-    {GpuModel::V100, "v100", gbytes(900), LinkKind::NvLink2, 6, "NVIDIA V100 SXM2 datasheet: 900 GB/s HBM2"},
-    {GpuModel::A100, "a100", gbytes(2039), LinkKind::NvLink3, 12,
-     "NVIDIA A100 80GB SXM datasheet: 2039 GB/s HBM2e"},
-    {GpuModel::H100, "h100", gbytes(3350), LinkKind::NvLink4, 18, "NVIDIA H100 SXM datasheet: 3.35 TB/s HBM3"},
-    {GpuModel::H200, "h200", gbytes(4800), LinkKind::NvLink4, 18, "NVIDIA H200 SXM datasheet: 4.8 TB/s HBM3e"},
-    {GpuModel::B200, "b200", gbytes(8000), LinkKind::NvLink5, 18, "NVIDIA DGX B200 datasheet: 8 TB/s HBM3e"},
+    {GpuModel::Generic, "generic", gbytes(1000), LinkKind::NvLink3, 0, LinkKind::Pcie4, true, 0,
+     "a round 1 TB/s HBM figure for unnamed GPUs; PCIe gen4 with P2P like the generic template"},
+    {GpuModel::V100, "v100", gbytes(900), LinkKind::NvLink2, 6, LinkKind::Pcie3, true, 70,
+     "NVIDIA V100 SXM2 datasheet: 900 GB/s HBM2, NVLink 300 GB/s (6 links), PCIe Gen3 32 GB/s"},
+    {GpuModel::A100, "a100", gbytes(2039), LinkKind::NvLink3, 12, LinkKind::Pcie4, true, 80,
+     "NVIDIA A100 80GB SXM datasheet: 2039 GB/s HBM2e, NVLink 600 GB/s (12 links), PCIe Gen4 64 GB/s"},
+    {GpuModel::H100, "h100", gbytes(3350), LinkKind::NvLink4, 18, LinkKind::Pcie5, true, 90,
+     "NVIDIA H100 SXM datasheet: 3.35 TB/s HBM3, NVLink 900 GB/s (18 links), PCIe Gen5 128 GB/s"},
+    {GpuModel::H200, "h200", gbytes(4800), LinkKind::NvLink4, 18, LinkKind::Pcie5, true, 90,
+     "NVIDIA H200 SXM datasheet: 4.8 TB/s HBM3e, NVLink 900 GB/s (18 links), PCIe Gen5 128 GB/s"},
+    {GpuModel::B200, "b200", gbytes(8000), LinkKind::NvLink5, 18, LinkKind::Pcie5, true, 100,
+     "NVIDIA DGX B200 datasheet: 8 TB/s HBM3e, NVLink5 1.8 TB/s (18 links) per GPU; PCIe gen5 as wired "
+     "on HGX/DGX B200 (gen5 switches and ConnectX-7; the Blackwell die itself is gen6-capable, inferred)"},
+    {GpuModel::A100_40GB, "a100_40gb", gbytes(1555), LinkKind::NvLink3, 12, LinkKind::Pcie4, true, 80,
+     "NVIDIA A100 datasheet, A100 40GB SXM column: 1555 GB/s HBM2, NVLink 600 GB/s (12 links), PCIe Gen4 "
+     "64 GB/s"},
+    {GpuModel::A100Pcie, "a100_pcie", gbytes(1935), LinkKind::NvLink3, 12, LinkKind::Pcie4, true, 80,
+     "NVIDIA A100 datasheet, A100 80GB PCIe column: 1935 GB/s HBM2e, NVLink Bridge for 2 GPUs 600 GB/s "
+     "(12 links over 3 bridges), PCIe Gen4 64 GB/s"},
+    {GpuModel::A10, "a10", gbytes(600), LinkKind::NvLink3, 0, LinkKind::Pcie4, true, 86,
+     "NVIDIA A10 datasheet: 24 GB GDDR6 at 600 GB/s, no NVLink, PCIe Gen4 64 GB/s"},
+    {GpuModel::L40S, "l40s", gbytes(864), LinkKind::NvLink4, 0, LinkKind::Pcie4, true, 89,
+     "NVIDIA L40S datasheet: 48 GB GDDR6 at 864 GB/s, no NVLink, PCIe Gen4 x16 64 GB/s"},
+    {GpuModel::H100Pcie, "h100_pcie", gbytes(2000), LinkKind::NvLink4, 12, LinkKind::Pcie5, true, 90,
+     "NVIDIA H100 datasheet, H100 PCIe column: 80 GB HBM2e at 2 TB/s, NVLink bridge 600 GB/s (12 links, "
+     "GPU pairs), PCIe Gen5 128 GB/s"},
+    {GpuModel::H100Nvl, "h100_nvl", gbytes(3900), LinkKind::NvLink4, 12, LinkKind::Pcie5, true, 90,
+     "NVIDIA H100 datasheet, H100 NVL column: 94 GB HBM3 at 3.9 TB/s, NVLink bridge pair 600 GB/s "
+     "(12 links), PCIe Gen5 128 GB/s"},
+    {GpuModel::H20, "h20", gbytes(4000), LinkKind::NvLink4, 18, LinkKind::Pcie5, true, 90,
+     "NVIDIA HGX H20 spec as published by NVIDIA partners (no public nvidia.com datasheet): 96 GB HBM3 "
+     "at 4.0 TB/s, NVLink 900 GB/s (18 links), PCIe Gen5 128 GB/s"},
+    {GpuModel::GB200, "gb200", gbytes(8000), LinkKind::NvLink5, 18, LinkKind::Pcie5, true, 100,
+     "NVIDIA GB200 NVL72 spec page: 576 TB/s HBM3e and 130 TB/s NVLink over 72 GPUs = 8 TB/s and "
+     "1.8 TB/s (18 NVLink5 links) per B200; CPU link NVLink-C2C 900 GB/s; PCIe gen5 to the NICs (inferred)"},
+    {GpuModel::Rtx4090, "rtx4090", gbytes(1008), LinkKind::NvLink4, 0, LinkKind::Pcie4, false, 89,
+     "NVIDIA Ada Lovelace architecture whitepaper v2.1, Appendix A, and GeForce RTX 4090 spec page: 24 GB "
+     "GDDR6X at 1008 GB/s, no NVLink, PCIe Gen4; PCIe P2P not supported by the GeForce driver (topo -p2p: NS)"},
+    {GpuModel::Rtx6000Ada, "rtx6000_ada", gbytes(960), LinkKind::NvLink4, 0, LinkKind::Pcie4, true, 89,
+     "NVIDIA RTX 6000 Ada Generation datasheet: 48 GB GDDR6 at 960 GB/s, no NVLink, PCIe Gen4 x16; "
+     "P2P supported by the professional driver"},
 }};
+
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kGpuTable.size(); ++i)
+        if (kGpuTable[i].model != GpuModel(i)) return false;
+      return true;
+    }(),
+    "kGpuTable rows must be in GpuModel order");
+
+// Product names as nvidia-smi --query-gpu=name and cudaDeviceProp::name print them, matched exactly
+// (ignoring case). "NVIDIA H100 80GB HBM3" and "NVIDIA A100-SXM4-40GB" are read from the published
+// nccl-tests logs in tests/data/fidelity; the others are the names NVIDIA's drivers report for those
+// boards (not checked against a log here). Names of boards outside the catalogue (V100 PCIe, A100 40GB
+// PCIe, H200 NVL, ...) are deliberately absent: they would otherwise borrow another board's numbers.
+struct ProductName {
+  std::string_view name;
+  GpuModel model;
+};
+constexpr std::array<ProductName, 16> kGpuProductNames{{
+    {"Tesla V100-SXM2-16GB", GpuModel::V100},
+    {"Tesla V100-SXM2-32GB", GpuModel::V100},
+    {"NVIDIA A100-SXM4-80GB", GpuModel::A100},
+    {"NVIDIA A100-SXM4-40GB", GpuModel::A100_40GB},
+    {"NVIDIA A100 80GB PCIe", GpuModel::A100Pcie},
+    {"NVIDIA A10", GpuModel::A10},
+    {"NVIDIA L40S", GpuModel::L40S},
+    {"NVIDIA H100 80GB HBM3", GpuModel::H100},
+    {"NVIDIA H100 PCIe", GpuModel::H100Pcie},
+    {"NVIDIA H100 NVL", GpuModel::H100Nvl},
+    {"NVIDIA H200", GpuModel::H200},
+    {"NVIDIA H20", GpuModel::H20},
+    {"NVIDIA B200", GpuModel::B200},
+    {"NVIDIA GB200", GpuModel::GB200},
+    {"NVIDIA GeForce RTX 4090", GpuModel::Rtx4090},
+    {"NVIDIA RTX 6000 Ada Generation", GpuModel::Rtx6000Ada},
+}};
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
 
 constexpr std::array<std::string_view, kDeviceKindCount> kDeviceNames{
     "gpu", "cpu", "pcie_switch", "nvswitch", "nic", "leaf", "spine", "core"};
@@ -130,6 +214,8 @@ std::optional<Transport> find_transport(std::string_view name) {
 std::optional<GpuModel> find_gpu_model(std::string_view name) {
   for (const GpuSpec& row : kGpuTable)
     if (row.name == name) return row.model;
+  for (const ProductName& row : kGpuProductNames)
+    if (equal_ignoring_case(row.name, name)) return row.model;
   return std::nullopt;
 }
 

@@ -58,8 +58,10 @@ double median_seconds(cudaStream_t stream, const std::function<void()>& work) {
   return (times[kTimed / 2 - 1] + times[kTimed / 2]) / 2;
 }
 
-/// ringlab's GPU model name for a CUDA device name ("NVIDIA H100 80GB HBM3" -> "h100"), or "generic".
+/// ringlab's GPU model name for a CUDA device name ("NVIDIA H100 80GB HBM3" -> "h100"), or "generic":
+/// the exact product names of the GPU catalogue (find_gpu_model) first, then a family substring.
 std::string model_of(const std::string& device) {
+  if (const auto model = find_gpu_model(device)) return std::string(to_string(*model));
   std::string lower;
   for (char ch : device) lower += char(std::tolower(static_cast<unsigned char>(ch)));
   for (const char* name : {"h200", "h100", "b200", "a100", "v100"})

@@ -159,26 +159,46 @@ constexpr std::array<Bytes, kNcclProtocols> kStepBytes{
 };
 
 
+/// NCCL's compCapIndex (tuning.cc): minCompCap >= 90 Hopper, >= 80 Ampere, else Volta. Listed per model
+/// so a new GpuModel fails to compile (-Wswitch) until it is placed here.
 int generation(GpuModel gpu) {
   switch (gpu) {
     case GpuModel::V100: return kVolta;
-    case GpuModel::A100: return kAmpere;
+    case GpuModel::A100:
+    case GpuModel::A100_40GB:
+    case GpuModel::A100Pcie: return kAmpere;
+    case GpuModel::A10:          // sm 8.6
+    case GpuModel::L40S:         // sm 8.9
+    case GpuModel::Rtx4090:      // sm 8.9
+    case GpuModel::Rtx6000Ada: return kAmpere;  // sm 8.9: NCCL's Ampere rows (8.0 <= cc < 9.0)
     case GpuModel::H100:
-    case GpuModel::H200: return kHopper;
-    case GpuModel::B200: return kHopper;     // v2.19 predates Blackwell: Hopper rows stand in
+    case GpuModel::H200:
+    case GpuModel::H100Pcie:
+    case GpuModel::H100Nvl:
+    case GpuModel::H20: return kHopper;
+    case GpuModel::B200:
+    case GpuModel::GB200: return kHopper;  // v2.19 predates Blackwell: Hopper rows stand in
     case GpuModel::Generic: return kAmpere;  // unnamed GPUs: Ampere rows
   }
   return kAmpere;
 }
 
-/// Compute capability >= 8.0 (NCCL's minCompCap checks).
-bool ampere_or_newer(GpuModel gpu) { return gpu != GpuModel::V100; }
+/// Compute capability >= 8.0 (NCCL's minCompCap checks); unnamed GPUs count as Ampere.
+bool ampere_or_newer(GpuModel gpu) { return gpu == GpuModel::Generic || gpu_spec(gpu).sm >= 80; }
 
-/// NCCL enables LL128 by default only on NVLink systems of compute capability 7.0, 8.0 or 9.0.
+/// NCCL enables LL128 by default only on NVLink systems of compute capability 7.0, 8.0 or 9.0
+/// (tuning.cc: `case 70: case 80: case 90:`); 8.6/8.9 and 10.0 are left out.
 bool ll128_enabled(const NcclModel& m) {
-  const bool known =
-      m.gpu == GpuModel::V100 || m.gpu == GpuModel::A100 || m.gpu == GpuModel::H100 || m.gpu == GpuModel::H200;
+  const int sm = gpu_spec(m.gpu).sm;
+  const bool known = sm == 70 || sm == 80 || sm == 90;
   return m.nvlink && known;
+}
+
+/// NCCL's minCompCap over the ranks: Generic if either is unnamed, else the lower compute capability
+/// (the first on a tie). GpuModel values are not in age order, so this compares GpuSpec::sm.
+GpuModel older_gpu(GpuModel a, GpuModel b) {
+  if (a == GpuModel::Generic || b == GpuModel::Generic) return GpuModel::Generic;
+  return gpu_spec(b).sm < gpu_spec(a).sm ? b : a;
 }
 
 int log2i(std::int64_t n) {
@@ -275,7 +295,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
     double factor = ppn / channels;  // GPU/NIC ratio as NCCL approximates it
     factor -= (factor - 1) / 2;
     bus /= factor;
-    if (m.gpu == GpuModel::H100 || m.gpu == GpuModel::H200 || m.gpu == GpuModel::B200) bus *= kCollNetHopperFactor;
+    if (generation(m.gpu) == kHopper) bus *= kCollNetHopperFactor;
   }
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
@@ -434,7 +454,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   bool first = true;
   for (DeviceId r : ranks) {
     const Device& dev = topology.device(r);
-    m.gpu = std::min(m.gpu, dev.gpu_model);  // Generic (0) if any GPU is unnamed, else the oldest
+    m.gpu = older_gpu(m.gpu, dev.gpu_model);  // Generic if any GPU is unnamed, else the oldest
     Bandwidth nvlink;
     Bandwidth widest;
     int nvlinks = 0;

@@ -154,7 +154,7 @@ const GpuRow kGpuComputeTable[] = {
      "NVIDIA H200 datasheet (SXM): 141 GB HBM3e, H100 compute (dense = half the sparsity figures)"},
     {"b200", GpuModel::B200, 180, 75, 1100, 2250, 4500, kMfuHopper,
      "NVIDIA DGX/HGX B200 datasheets: 1440 GB per 8 GPUs, 72 PFLOPS FP8 (sparse) per 8 GPUs; dense = half"},
-    {"rtx4090", std::nullopt, 24, 82.6, 82.6, 165.2, 330.3, kMfuConsumer,
+    {"rtx4090", GpuModel::Rtx4090, 24, 82.6, 82.6, 165.2, 330.3, kMfuConsumer,
      "NVIDIA Ada Lovelace architecture whitepaper v2.1, Appendix A: RTX 4090 dense, FP32 accumulate"},
 };
 

@@ -1,7 +1,8 @@
 // Generators: build whole clusters (nodes of a template, joined by a fabric) into a Topology.
 //
 // A cluster is N identical nodes plus a network fabric connecting their NICs. A node is described by a
-// NodeSpec, normally taken from a named template (dgx_h100, dgx_a100, pcie8, v100x4, generic) and then
+// NodeSpec, normally taken from a named template (dgx_h100, dgx_a100, pcie8, v100x4, generic, and the
+// catalogue of DGX and rented cloud nodes: dgx_h200, aws_p5, azure_ndv5, gcp_a3_mega, ...) and then
 // overridden field by field; a fabric by a FabricSpec (single_switch, leaf_spine, fat_tree3,
 // rail_optimized, racks). Every bandwidth and latency comes from the defaults tables in kinds.hpp via
 // Topology::default_link; the generators only decide which devices exist and how they are wired.
@@ -31,8 +32,17 @@
 
 namespace ringlab {
 
-/// Named node presets; see node_template() for what each one builds.
-enum class NodeTemplate : std::uint8_t { DgxA100, DgxH100, Pcie8, V100x4, Generic };
+/// Named node presets; see node_template() for what each one builds. New templates are appended (the
+/// enum indexes the template table).
+enum class NodeTemplate : std::uint8_t {
+  DgxA100, DgxH100, Pcie8, V100x4, Generic,
+  DgxH200, DgxB200,
+  AwsP4d, AwsP4de, AwsP5, AwsP5e,
+  AzureNdv4, AzureNdmV4, AzureNdv5, AzureNdH200v5,
+  GcpA3, GcpA3Mega, GcpA3Ultra,
+  OciBmGpu4_8, OciBmGpuH100_8,
+};
+inline constexpr int kNodeTemplateCount = 20;
 
 /// How a node's GPUs talk to each other without PCIe.
 enum class GpuInterconnect : std::uint8_t {
@@ -108,10 +118,18 @@ struct SpecProblem {
 ///  - pcie8: 8x A100 without NVLink, 2 CPUs, 4 pcie4 switches, 2x ib_hdr.
 ///  - v100x4: 4x V100, NVLink all-to-all with 2 nvlink2 per pair, 2 CPUs, 2 pcie3 switches, 1x ib_edr.
 ///  - generic: 8x generic GPU, no NVLink, 2 CPUs, 4 pcie4 switches, 1x eth100 (RoCE).
+///  - dgx_h200 (hgx_h200), dgx_b200 (hgx_b200): as dgx_h100 with 8x H200 / 8x B200 (nvlink5).
+///  - rented 8-GPU nodes, named <cloud>_<type> with the vendor's type name as alias: aws_p4d, aws_p4de,
+///    aws_p5, aws_p5e (EFA as eth100 rdma), azure_ndv4, azure_ndm_v4, azure_ndv5, azure_nd_h200_v5
+///    (InfiniBand), gcp_a3, gcp_a3_mega (eth200 tcp: GPUDirect-TCPX/TCPXO), gcp_a3_ultra (eth400 RoCE),
+///    oci_bm_gpu4_8, oci_bm_gpu_h100_8 (RoCE). NIC counts, speeds and sources in generators.cpp and
+///    docs/scenario-format.md.
 NodeSpec node_template(NodeTemplate t);
-/// Accepts the names above, including the hgx_* aliases; nullopt when unknown.
+/// Accepts the names above, including the hgx_* and vendor type aliases; nullopt when unknown.
 std::optional<NodeTemplate> find_node_template(std::string_view name);
 std::string_view to_string(NodeTemplate t);
+/// Where the template's numbers come from (spec sheet, instance page; inferences marked).
+std::string_view node_template_source(NodeTemplate t);
 std::string node_template_names();
 
 std::optional<GpuInterconnect> find_gpu_interconnect(std::string_view name);

@@ -45,8 +45,23 @@ enum class LinkFamily : std::uint8_t { NvLink, Pcie, Smp, InfiniBand, Ethernet, 
 /// Host-internal links use None.
 enum class Transport : std::uint8_t { None, Rdma, Tcp };
 
-enum class GpuModel : std::uint8_t { Generic, V100, A100, H100, H200, B200 };
-inline constexpr int kGpuModelCount = 6;
+/// GPU models of the catalogue (kGpuTable in kinds.cpp). New models are appended: the enum indexes
+/// tables (kGpuTable, calibration arrays), so the order of existing values never changes and it is
+/// NOT chronological; compare GPUs by GpuSpec::sm, not by enum value.
+enum class GpuModel : std::uint8_t {
+  Generic, V100, A100, H100, H200, B200,
+  A100_40GB,   ///< A100 SXM4 40GB ("a100_40gb"); A100 is the 80GB SXM4
+  A100Pcie,    ///< A100 80GB PCIe ("a100_pcie")
+  A10,         ///< "a10"
+  L40S,        ///< "l40s"
+  H100Pcie,    ///< H100 80GB PCIe ("h100_pcie"); H100 is the SXM5
+  H100Nvl,     ///< H100 NVL 94GB, PCIe with NVLink bridge pair ("h100_nvl")
+  H20,         ///< "h20"
+  GB200,       ///< one B200 GPU of a GB200 Grace Blackwell superchip ("gb200")
+  Rtx4090,     ///< GeForce RTX 4090 ("rtx4090")
+  Rtx6000Ada,  ///< RTX 6000 Ada Generation ("rtx6000_ada")
+};
+inline constexpr int kGpuModelCount = 16;
 
 /// Defaults for one link kind; all values per direction of a full-duplex link.
 struct LinkDefaults {
@@ -64,9 +79,13 @@ struct LinkDefaults {
 struct GpuSpec {
   GpuModel model;
   std::string_view name;        ///< "h100", ...
-  Bandwidth hbm;                ///< peak HBM bandwidth (bytes/s based figure from the datasheet)
-  LinkKind nvlink;              ///< NVLink generation of this GPU
-  int nvlinks;                  ///< NVLink links per GPU
+  Bandwidth hbm;                ///< peak device memory bandwidth (HBM or GDDR; decimal GB/s figure of the datasheet)
+  LinkKind nvlink;              ///< NVLink generation of this GPU (meaningless when nvlinks is 0)
+  int nvlinks;                  ///< NVLink links per GPU; 0 without NVLink. Per-GPU NVLink bandwidth per
+                                ///< direction = nvlinks x link_defaults(nvlink).per_lane
+  LinkKind pcie;                ///< PCIe generation of the GPU's x16 host interface
+  bool pcie_p2p;                ///< CUDA peer-to-peer over PCIe supported by the stock driver
+  int sm;                       ///< CUDA compute capability, major*10+minor (NCCL's "sm"); 0 = unknown
   std::string_view source;
 };
 
@@ -84,6 +103,9 @@ std::string_view to_string(GpuModel m);
 std::optional<DeviceKind> find_device_kind(std::string_view name);
 std::optional<LinkKind> find_link_kind(std::string_view name);
 std::optional<Transport> find_transport(std::string_view name);
+/// Accepts the catalogue names ("h100", "a100_40gb", ...) and, case-insensitively, the product names
+/// nvidia-smi and cudaGetDeviceProperties print ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB",
+/// "NVIDIA GeForce RTX 4090"), from the product-name table in kinds.cpp.
 std::optional<GpuModel> find_gpu_model(std::string_view name);
 
 /// Comma-separated list of the accepted names, for error messages ("expected one of ...").
