@@ -107,7 +107,7 @@ TEST_CASE("Azure NDv5 NCCL_TOPO_FILE with template dgx_h100: 8 H100 at 450 GB/s 
 
 TEST_CASE("AWS p4d.24xlarge: A100 by PCI id 0x20b0, NVSwitch assumed for 8 SXM GPUs, 4 EFA of 100 Gb/s", "[import][vendor]") {
   const NodeLayout l = vendor_xml("aws_p4d_24xl_topo.xml");
-  check_gpus(l, GpuModel::A100, 300.0, 12);
+  check_gpus(l, GpuModel::A100_40GB, 300.0, 12);
   check_nics(l, 4, LinkKind::Eth100, 100_Gbps);
   CHECK(count_kind(l.node, DeviceKind::PcieSwitch) == 4);
   const Link& pcie = link_between(l.node, "node0/gpu0", "node0/pcie0");

@@ -158,8 +158,11 @@ std::optional<int> sm_of_model(GpuModel model) {
 }
 
 NodeTemplate template_of_model(GpuModel model) {
-  for (NodeTemplate t : {NodeTemplate::DgxA100, NodeTemplate::DgxH100, NodeTemplate::Pcie8, NodeTemplate::V100x4})
-    if (node_template(t).gpu_model == model) return t;
+  // The first template (in the table's order: the DGX/HGX boards before the cloud catalogue) with
+  // that GPU model, e.g. a100_40gb -> aws_p4d.
+  for (int t = 0; t < kNodeTemplateCount; ++t)
+    if (NodeTemplate(t) != NodeTemplate::Generic && node_template(NodeTemplate(t)).gpu_model == model)
+      return NodeTemplate(t);
   return kImportPolicy.fallback_template;
 }
 
