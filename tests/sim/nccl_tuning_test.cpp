@@ -160,7 +160,8 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
   // speed <= 18 links x 20.6 GB/s = 370.8 picks 40 from the SM90 speed array), algBw = busBw x 5/6.
   CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
   m.env.version = 22800;
-  const NcclEstimate& nvls228 = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  const auto rows228 = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  const NcclEstimate& nvls228 = row(rows228, NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls228.latency.microseconds() == Approx(25.0));
   // From 2.28: busBw = 8 x 40 x 0.85 (nvlsEfficiency) x 7/8 x 2 (AllReduce) = 476 GB/s; algBw =
   // busBw x 8 / 14.
