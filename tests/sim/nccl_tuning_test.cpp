@@ -305,6 +305,18 @@ TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]
   for (GpuModel g : {GpuModel::A10, GpuModel::L40S, GpuModel::Rtx4090, GpuModel::Rtx6000Ada, GpuModel::B200,
                      GpuModel::GB200})
     CHECK_FALSE(has_ll128(g));
+  // Later releases widen it (on NVLink): 2.25 and 2.26 add sm 10.0 and 12.0, 2.27 every sm >= 7.0.
+  auto has_ll128_in = [](GpuModel gpu, int version) {
+    NcclModel m = h100_node();
+    m.gpu = gpu;
+    m.env.version = version;
+    const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
+    return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& e) { return e.protocol == Protocol::LL128; });
+  };
+  CHECK(has_ll128_in(GpuModel::B200, 22501));
+  CHECK_FALSE(has_ll128_in(GpuModel::L40S, 22606));
+  CHECK(has_ll128_in(GpuModel::L40S, 22703));
+  CHECK(has_ll128_in(GpuModel::L40S, 0));  // the newest tables
   // NVLS exists on Hopper rows (nvlsEfficiency 0.85): the sm 9.0 models and B200/GB200 give H100's
   // figure for the same links; Ampere rows (sm 8.x) have none.
   auto nvls_bandwidth = [](GpuModel gpu) {

@@ -186,11 +186,15 @@ int generation(GpuModel gpu) {
 /// Compute capability >= 8.0 (NCCL's minCompCap checks); unnamed GPUs count as Ampere.
 bool ampere_or_newer(GpuModel gpu) { return gpu == GpuModel::Generic || gpu_spec(gpu).sm >= 80; }
 
-/// NCCL enables LL128 by default only on NVLink systems of compute capability 7.0, 8.0 or 9.0
-/// (tuning.cc: `case 70: case 80: case 90:`); 8.6/8.9 and 10.0 are left out.
+/// NCCL enables LL128 by default only on NVLink systems, and by compute capability: up to 2.24 for
+/// 7.0, 8.0 and 9.0 (tuning.cc `switch (minCompCap)`, v2.19.4-v2.24.3), in 2.25 and 2.26 also for
+/// 10.0 and 12.0 (v2.25.1, v2.26.6), from 2.27 for every 7.0 or newer (v2.27.7: `minCompCap < 70`).
 bool ll128_enabled(const NcclModel& m) {
   const int sm = gpu_spec(m.gpu).sm;
-  const bool known = sm == 70 || sm == 80 || sm == 90;
+  const int version = m.env.version;
+  bool known = sm == 70 || sm == 80 || sm == 90;
+  if (version <= 0 || version >= 22700) known = sm >= 70;
+  else if (version >= 22500) known = known || sm == 100 || sm == 120;
   return m.nvlink && known;
 }
 
