@@ -44,6 +44,12 @@ std::optional<Protocol> find_protocol(std::string_view name) {
   return std::nullopt;
 }
 
+double nccl_nvlink_link_gbytes(LinkKind kind) {
+  for (const NvlinkGoodput& g : kNvlinkGoodput)
+    if (g.kind == kind) return g.nccl_gbytes;
+  return 0.0;
+}
+
 Calibration Calibration::pure() { return Calibration{}; }
 
 Calibration Calibration::nccl() {

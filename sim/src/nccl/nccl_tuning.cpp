@@ -135,7 +135,9 @@ constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank b
 // switch's multicast and reduction run at nvlsEfficiency of that, and AllReduce pipelines its
 // reduce-scatter and all-gather halves (x 2).
 constexpr int kNvlsMaxArity = 32;                                          // NCCL_MAX_NVLS_ARITY (device.h)
-constexpr std::array<double, 3> kNvlinkLinkGBs{20.0, 20.0, 20.6};          // SM70/SM80/SM90_NVLINK_BW, GB/s
+// NCCL picks SMxx_NVLINK_BW by compute capability; the generation's NVLink kind carries that figure
+// (nccl_nvlink_link_gbytes: Volta NVLink2 20, Ampere NVLink3 20, Hopper NVLink4 20.6 GB/s).
+constexpr std::array<LinkKind, 3> kGenerationNvlink{LinkKind::NvLink2, LinkKind::NvLink3, LinkKind::NvLink4};
 constexpr std::array<double, 3> kNvlsEfficiency{0.0, 0.0, 0.85};           // nvlsEfficiency (Volta, Ampere, Hopper)
 constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
 constexpr double kNvlsAllReducePipelining = 2.0;
@@ -250,7 +252,7 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   const int gen = generation(m.gpu);
   const int channels = nvls_channels(m);
   if (channels < 2 || m.nvlinks == 0 || kNvlsEfficiency[std::size_t(gen)] == 0.0) return 0.0;
-  const double nvlink = m.nvlinks * kNvlinkLinkGBs[std::size_t(gen)];
+  const double nvlink = m.nvlinks * nccl_nvlink_link_gbytes(kGenerationNvlink[std::size_t(gen)]);
   double speed = 0.0;
   for (double s : kSm90SpeedIntra)
     if ((channels + 1) * s <= nvlink) {

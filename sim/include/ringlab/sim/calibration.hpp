@@ -26,6 +26,10 @@ struct LinkFactors {
   double latency = 1.0;    ///< multiplies hop latency and per-message overhead
 };
 
+/// NCCL's bandwidth of one NVLink link of `kind`, GB/s per direction (src/graph/topo.h
+/// SMxx_NVLINK_BW: the rate of the GPU generation that link kind comes with); 0 for other kinds.
+double nccl_nvlink_link_gbytes(LinkKind kind);
+
 class Calibration {
  public:
   /// All factors 1: the closed-form alpha-beta model.
