@@ -204,7 +204,8 @@ QString Editor::paste(const std::vector<std::string>& devices, QPointF offset, s
                            {"bandwidth", bandwidth},
                            {"latency", std::to_string(l.latency.picoseconds()) + "ps"},
                            {"overhead", std::to_string(l.overhead.picoseconds()) + "ps"}};
-    if (l.transport == Transport::Tcp) link["transport"] = "tcp";
+    if (l.transport != Transport::Rdma && l.transport != Transport::None)
+      link["transport"] = std::string(to_string(l.transport));
     cluster_array(next, "links").push_back(link);
   }
   const QString error = apply(std::move(next), QString("Paste %1 device(s)").arg(devices.size()));

@@ -303,3 +303,24 @@ TEST_CASE("nccl: predicted time never falls as the message grows (one and two DG
     }
   }
 }
+
+TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the links allow", "[nccl][channels][tree]") {
+  // The flows alone give the tree busbw 397 GB/s (the test above), algBw 212 GB/s. NCCL's model
+  // runs the tree at 0.92 of its channels' bandwidth, min(18 x 20.6 NVLink, 2 x 400 network) GB/s
+  // on two nodes, and counts every byte up and down: algBw = 0.5 x 0.92 x 370.8 = 170.6 GB/s. The
+  // slower of the two is the time: NCCL's latency + M / 170.6 GB/s.
+  const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 4_GiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.nccl_env.algorithms.fill(NcclEnable::Off);
+  request.nccl_env.algorithms[std::size_t(NcclAlgorithm::Tree)] = NcclEnable::On;
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Tree);
+  const NcclChoice c = nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env);
+  const double algbw = 0.5 * 0.92 * 18 * 20.6e9;
+  CHECK(out.result->time.seconds() == Approx(c.latency.seconds() + double(request.message.count()) / algbw).epsilon(1e-9));
+}

@@ -17,7 +17,8 @@ using namespace ringlab::literals;
 
 namespace {
 
-/// One H100 node: 8 GPUs, 16 channels of 450/16 GB/s over NVLink; the hand-computed rows below are
+/// One H100 node: 8 GPUs, 16 channels over 18 NVLink4 links, which NCCL counts at 20.6 GB/s each
+/// (topo.h SM90_NVLINK_BW: 370.8 GB/s, not the links' 450); the hand-computed rows below are
 /// NCCL 2.19's tables.
 NcclModel h100_node() { return test::h100_node_model(21900); }
 
@@ -85,26 +86,26 @@ TEST_CASE("nccl: one H100 node, allreduce rows of the latency/bandwidth table", 
   // Ring/Simple: baseLat 8.4 + 2(p-1) x hwLat[NVLink][Ring][Simple] 3.4 = 8.4 + 14 x 3.4 us.
   const NcclEstimate& ring = row(rows, NcclAlgorithm::Ring, Protocol::Simple);
   CHECK(ring.latency.microseconds() == Approx(56.0));
-  // busBw = 16 x 450/16 GB/s; algBw = busBw x p / 2(p-1).
-  CHECK(ring.bandwidth.gigabytes_per_second() == Approx(450.0 * 8 / 14));
-  CHECK(ring.time.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 450.0 * 8 / 14)).epsilon(1e-6));
-  // Ring/LL: 6.6 + 14 x 0.6 us; busBw = min(llMaxBw[Hopper][N1] 87.7, 450/4).
+  // busBw = 16 x 370.8/16 GB/s; algBw = busBw x p / 2(p-1).
+  CHECK(ring.bandwidth.gigabytes_per_second() == Approx(370.8 * 8 / 14));
+  CHECK(ring.time.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 370.8 * 8 / 14)).epsilon(1e-6));
+  // Ring/LL: 6.6 + 14 x 0.6 us; busBw = min(llMaxBw[Hopper][N1] 87.7, 370.8/4).
   const NcclEstimate& ll = row(rows, NcclAlgorithm::Ring, Protocol::LL);
   CHECK(ll.latency.microseconds() == Approx(15.0));
   CHECK(ll.bandwidth.gigabytes_per_second() == Approx(87.7 * 8 / 14));
-  // Ring/LL128: 14 + 14 x 1.9 us; busBw = min(0.92 x 450, 16 x 36.7).
+  // Ring/LL128: 14 + 14 x 1.9 us; busBw = min(0.92 x 370.8, 16 x 36.7).
   const NcclEstimate& ll128 = row(rows, NcclAlgorithm::Ring, Protocol::LL128);
   CHECK(ll128.latency.microseconds() == Approx(40.6));
-  CHECK(ll128.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 8 / 14));
-  // Tree/Simple: 0 + 2 x (p-1) x 28 us; busBw = min(0.92 x 450, 16 x 38.7), algBw half of it
+  CHECK(ll128.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 8 / 14));
+  // Tree/Simple: 0 + 2 x (p-1) x 28 us; busBw = min(0.92 x 370.8, 16 x 38.7), algBw half of it
   // (1 GiB is past the correction table).
   const NcclEstimate& tree = row(rows, NcclAlgorithm::Tree, Protocol::Simple);
   CHECK(tree.latency.microseconds() == Approx(392.0));
-  CHECK(tree.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 0.5));
-  // Tree/LL128: 14 + 2 x 7 x 1.25 us; busBw = min(0.92 x 450 x 7/9, 16 x 36.7) / 2.
+  CHECK(tree.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 0.5));
+  // Tree/LL128: 14 + 2 x 7 x 1.25 us; busBw = min(0.92 x 370.8 x 7/9, 16 x 36.7) / 2.
   const NcclEstimate& tree128 = row(rows, NcclAlgorithm::Tree, Protocol::LL128);
   CHECK(tree128.latency.microseconds() == Approx(31.5));
-  CHECK(tree128.bandwidth.gigabytes_per_second() == Approx(0.92 * 450 * 7 / 9 * 0.5));
+  CHECK(tree128.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 7 / 9 * 0.5));
 }
 
 TEST_CASE("nccl: LL for small messages, LL128 in between, Simple for bulk (one H100 node)", "[nccl]") {
@@ -121,7 +122,7 @@ TEST_CASE("nccl: LL for small messages, LL128 in between, Simple for bulk (one H
   CHECK(bulk.channels == 16);
   CHECK(bulk.chunk == 512_KiB);
   CHECK(bulk.step_latency.microseconds() == Approx(3.4));
-  CHECK(bulk.predicted.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 450.0 * 8 / 14)).epsilon(1e-6));
+  CHECK(bulk.predicted.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 370.8 * 8 / 14)).epsilon(1e-6));
 }
 
 TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple plateau", "[nccl]") {
@@ -252,8 +253,8 @@ TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best 
 }
 
 TEST_CASE("nccl: NCCL's version picks its tuning tables (2.19, 2.21, 2.23, 2.28)", "[nccl]") {
-  // One H100 node, ring/LL at 1 GiB: busBw = min(llMaxBw[Hopper][N1], 450 x share):
-  // 2.19: min(87.7, 450/4); from 2.21: min(141, 450 x 0.5).
+  // One H100 node, ring/LL at 1 GiB: busBw = min(llMaxBw[Hopper][N1], 370.8 x share):
+  // 2.19: min(87.7, 370.8/4); from 2.21: min(141, 370.8 x 0.5).
   NcclModel m = h100_node();
   const auto ll_bw = [&](int version) {
     m.env.version = version;
@@ -351,4 +352,49 @@ TEST_CASE("nccl: mixed GPU models run at the oldest compute capability, not the 
   CHECK(nccl_model(t, ranks).gpu == GpuModel::A10);
   const std::vector<DeviceId> reversed{ranks[1], ranks[0]};
   CHECK(nccl_model(t, reversed).gpu == GpuModel::A10);
+}
+
+TEST_CASE("nccl: EFA's network hop latency (aws-ofi-nccl's 20 us, +3 us for Simple) replaces hwLat[NET]", "[nccl]") {
+  NcclModel m = h100_four_nodes();
+  m.efa = true;
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 8_B);
+  // Tree/Simple: 2 x ((8-1) x hwLat[NVLink][Tree][Simple] 28 + log2(4) x (20 + 3)) us.
+  CHECK(row(rows, NcclAlgorithm::Tree, Protocol::Simple).latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 23.0)));
+  // Ring/LL (2.19): baseLat 6.6 + (62 - 8) x max(hwLat[NVLink][Ring][LL] 0.6, net overhead 1.0) + 8 x 20 us.
+  CHECK(row(rows, NcclAlgorithm::Ring, Protocol::LL).latency.microseconds() == Approx(6.6 + 54 * 1.0 + 8 * 20.0));
+  // The same model over InfiniBand pays NCCL's hwLat[NET][Tree][Simple], 28 us in 2.19.
+  CHECK(row(nccl_estimates(h100_four_nodes(), Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::Simple)
+            .latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 28.0)));
+}
+
+TEST_CASE("nccl: EFA is read off the hosts' links (aws_p5 is EFA, DGX H100 is not)", "[nccl]") {
+  for (const auto& [tmpl, efa] : {std::pair{NodeTemplate::AwsP5, true}, std::pair{NodeTemplate::DgxH100, false}}) {
+    ClusterSpec spec;
+    spec.nodes = 2;
+    spec.node = node_template(tmpl);
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    const Topology t = make_cluster(spec);
+    const NcclModel m = nccl_model(t, t.gpus());
+    CHECK(m.efa == efa);
+    CHECK(m.nvlink_kind == LinkKind::NvLink4);
+    const NcclChoice c = nccl_choose(t, t.gpus(), Collective::AllReduce, 1_GiB);
+    if (efa && c.protocol == Protocol::Simple) CHECK(c.step_latency.microseconds() == Approx(23.0));
+  }
+}
+
+TEST_CASE("nccl: on two nodes the tree channel runs at min(intra, 2 x inter) (search.cc pass 2)", "[nccl]") {
+  // Two H100 nodes with 50 GB/s leaving each host, 4 channels: NCCL's NVLink is 18 x 20.6 GB/s.
+  NcclModel m = h100_four_nodes();
+  m.ranks = 16;
+  m.nodes = 2;
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  // Tree/Simple: busBw = min(0.92 x 4 x min(370.8, 2 x 50)/4, 4 x perChMaxTreeBw[Hopper][2 nodes] 41.4);
+  // algBw = busBw / 2 = 46 GB/s.
+  CHECK(row(rows, NcclAlgorithm::Tree, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(0.92 * 100 * 0.5));
+  // Ring/Simple is bound by inter alone: 50 x 16 / 30 GB/s.
+  CHECK(row(rows, NcclAlgorithm::Ring, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(50.0 * 16 / 30));
+  CHECK(nccl_choose(m, Collective::AllReduce, 1_GiB).name == "tree/simple");
+  // Four nodes: the tree has inter alone, 0.92 x 50 / 2 GB/s, and the ring wins.
+  const auto four = nccl_estimates(h100_four_nodes(), Collective::AllReduce, 1_GiB);
+  CHECK(row(four, NcclAlgorithm::Tree, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(0.92 * 50 * 0.5));
 }

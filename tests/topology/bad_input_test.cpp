@@ -166,7 +166,7 @@ TEST_CASE("unknown kinds list the accepted names", "[scenario][bad-input]") {
 
   p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "b/nic0", "kind": "eth10", "transport": "udp"})"));
   CHECK(p.location == "/cluster/links/4/transport");
-  CHECK(p.message == "unknown transport \"udp\": expected one of rdma, roce (= rdma), tcp");
+  CHECK(p.message == "unknown transport \"udp\": expected one of rdma, roce (= rdma), tcp, srd, efa (= srd)");
 }
 
 TEST_CASE("unit fields: a missing unit, an unknown unit, zero or negative values", "[scenario][bad-input]") {
@@ -351,6 +351,8 @@ TEST_CASE("link options: transport only on network links, tcp never on InfiniBan
         "\"pcie4\" link");
   p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "sw", "kind": "ib_hdr", "transport": "tcp"})"));
   CHECK(p.message == "tcp over InfiniBand (\"ib_hdr\"): expected rdma");
+  p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "sw", "kind": "ib_hdr", "transport": "efa"})"));
+  CHECK(p.message == "srd over InfiniBand (\"ib_hdr\"): expected rdma");
   p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "sw", "kind": "ib_hdr", "lanes": 2, "width": 2})"));
   CHECK(p.location == "/cluster/links/4/width");
   CHECK(p.message == "give only one of \"lanes\", \"count\", \"width\" (all mean the lane count)");

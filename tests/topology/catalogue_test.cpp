@@ -161,12 +161,12 @@ TEST_CASE("catalogue: templates of rented nodes give the published GPU, NVLink a
   const Expected e = GENERATE(
       Expected{NodeTemplate::DgxH200, GpuModel::H200, 8, 18 * 25.0, 8, LinkKind::IbNdr, Transport::Rdma, 8 * 400 / 8.0},
       Expected{NodeTemplate::DgxB200, GpuModel::B200, 8, 18 * 50.0, 8, LinkKind::IbNdr, Transport::Rdma, 8 * 400 / 8.0},
-      Expected{NodeTemplate::AwsP4d, GpuModel::A100_40GB, 8, 12 * 25.0, 4, LinkKind::Eth100, Transport::Rdma,
+      Expected{NodeTemplate::AwsP4d, GpuModel::A100_40GB, 8, 12 * 25.0, 4, LinkKind::Eth100, Transport::Srd,
                4 * 100 / 8.0},
-      Expected{NodeTemplate::AwsP4de, GpuModel::A100, 8, 12 * 25.0, 4, LinkKind::Eth100, Transport::Rdma, 4 * 100 / 8.0},
-      Expected{NodeTemplate::AwsP5, GpuModel::H100, 8, 18 * 25.0, 32, LinkKind::Eth100, Transport::Rdma,
+      Expected{NodeTemplate::AwsP4de, GpuModel::A100, 8, 12 * 25.0, 4, LinkKind::Eth100, Transport::Srd, 4 * 100 / 8.0},
+      Expected{NodeTemplate::AwsP5, GpuModel::H100, 8, 18 * 25.0, 32, LinkKind::Eth100, Transport::Srd,
                32 * 100 / 8.0},  // 3200 Gb/s = 400 GB/s
-      Expected{NodeTemplate::AwsP5e, GpuModel::H200, 8, 18 * 25.0, 32, LinkKind::Eth100, Transport::Rdma,
+      Expected{NodeTemplate::AwsP5e, GpuModel::H200, 8, 18 * 25.0, 32, LinkKind::Eth100, Transport::Srd,
                32 * 100 / 8.0},
       Expected{NodeTemplate::AzureNdv4, GpuModel::A100_40GB, 8, 12 * 25.0, 8, LinkKind::IbHdr, Transport::Rdma,
                8 * 200 / 8.0},

@@ -503,6 +503,9 @@ TEST_CASE("check_cluster_spec names each bad field as in scenario files", "[gene
     REQUIRE(q.size() == 1);
     CHECK(q[0].field == "node/transport");
     CHECK(q[0].message == "tcp over InfiniBand (ib_ndr): expected rdma, or an Ethernet NIC kind for tcp");
+    tcp.node.transport = Transport::Srd;
+    CHECK(check_cluster_spec(tcp).at(0).message ==
+          "srd over InfiniBand (ib_ndr): expected rdma, or an Ethernet NIC kind for srd");
   }
   SECTION("all-to-all NVLink needs a link per GPU pair") {
     ClusterSpec s = one_node(NodeTemplate::V100x4);

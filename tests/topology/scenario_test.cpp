@@ -180,6 +180,23 @@ TEST_CASE("explicit switches with racks and SHARP, and an extra NIC added to a g
   CHECK(link_between(t, "node1/nic0", "tor").transport == Transport::Rdma);
 }
 
+TEST_CASE("AWS EFA: transport \"srd\" (or \"efa\") on Ethernet ports, with RDMA's overhead", "[scenario]") {
+  const Scenario s = parse_scenario(with_cluster(R"({
+      "generate": {"nodes": 2, "node": {"template": "generic", "nic": "eth100", "transport": "efa"},
+                   "fabric": {"kind": "single_switch"}}})"),
+                                    "x.json");
+  int network = 0;
+  for (const Link& l : s.cluster.links()) {
+    if (link_family(l.kind) != LinkFamily::Ethernet) continue;
+    ++network;
+    CHECK(l.transport == Transport::Srd);
+    CHECK(l.overhead == link_defaults(LinkKind::Eth100).rdma_overhead);
+  }
+  CHECK(network == 2);
+  CHECK(to_string(Transport::Srd) == "srd");
+  CHECK(find_transport("srd") == Transport::Srd);
+}
+
 TEST_CASE("zero durations need no unit; workload, strategy and simulate are kept as written", "[scenario]") {
   const Scenario s = parse_scenario(R"({"ringlab": 1, "name": "n", "description": "d",
       "cluster": {"hosts": [{"name": "h"}],

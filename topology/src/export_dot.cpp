@@ -122,7 +122,8 @@ std::string link_label(const Link& l) {
     }
     case LinkFamily::Smp: return "CPU link" + (l.lanes > 1 ? " x" + std::to_string(l.lanes) : "");
     case LinkFamily::InfiniBand: return lanes + per_lane + " IB";
-    case LinkFamily::Ethernet: return lanes + per_lane + (l.transport == Transport::Rdma ? " RoCE" : " Ethernet");
+    case LinkFamily::Ethernet:
+      return lanes + per_lane + (l.transport == Transport::Rdma ? " RoCE" : l.transport == Transport::Srd ? " EFA" : " Ethernet");
     case LinkFamily::Custom: return short_bandwidth(l.bandwidth) + " custom";
   }
   return short_bandwidth(l.bandwidth);

@@ -66,23 +66,23 @@ constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
      "NVIDIA DGX B200 datasheet (2024): 8 B200 (1440 GB), 2 fifth-generation NVLink switches (NVLink5 "
      "1.8 TB/s per GPU, NVLink SHARP), 8 single-port ConnectX-7 VPI 400 Gb/s (taken as NDR InfiniBand), "
      "2x Xeon Platinum 8570; PCIe gen5 switches pairing GPU i with NIC i as in DGX H100 (inferred)"},
-    // ---- AWS (EFA is SRD over AWS's fabric, not RoCE: modelled as Ethernet with rdma) ---------------
+    // ---- AWS (EFA: AWS's SRD transport over Ethernet-speed ports, Transport::Srd) --------------------
     {NodeTemplate::AwsP4d, "aws_p4d", "p4d.24xlarge", GpuModel::A100_40GB, 8, GpuInterconnect::NvSwitch, false, 2,
-     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Rdma,
+     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Srd,
      "AWS EC2 P4 instance page (p4d.24xlarge): 8 A100 40GB, NVSwitch 600 GB/s per GPU, 400 Gb/s EFA as "
      "4x 100 Gb/s EFA with GPUDirect RDMA, 2x Xeon 8275CL (gen3 root ports); HGX A100 board: 4 PCIe gen4 "
      "switches each with 2 GPUs and 1 EFA NIC (inferred)"},
     {NodeTemplate::AwsP4de, "aws_p4de", "p4de.24xlarge", GpuModel::A100, 8, GpuInterconnect::NvSwitch, false, 2,
-     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Rdma,
+     LinkKind::Pcie4, 4, 4, LinkKind::Eth100, Transport::Srd,
      "AWS EC2 P4 instance page (p4de.24xlarge): 8 A100 80GB, otherwise as p4d.24xlarge (NVSwitch, "
      "4x 100 Gb/s EFA, GPUDirect RDMA; PCIe layout inferred)"},
     {NodeTemplate::AwsP5, "aws_p5", "p5.48xlarge", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
-     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Rdma,
+     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Srd,
      "AWS EC2 P5 instance page (p5.48xlarge): 8 H100 80GB, NVSwitch 900 GB/s per GPU, 3200 Gb/s EFAv2 as "
      "32 network cards of 100 Gb/s with GPUDirect RDMA, 2x AMD EPYC 7R13; 8 PCIe gen5 switches each with "
      "1 GPU and 4 EFA NICs (inferred from the HGX H100 board); NVLS as on HGX H100 (inferred)"},
     {NodeTemplate::AwsP5e, "aws_p5e", "p5e.48xlarge", GpuModel::H200, 8, GpuInterconnect::NvSwitch, true, 2,
-     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Rdma,
+     LinkKind::Pcie5, 8, 32, LinkKind::Eth100, Transport::Srd,
      "AWS EC2 P5 instance page (p5e.48xlarge): 8 H200 141 GB, NVSwitch 900 GB/s per GPU, 3200 Gb/s EFA "
      "as 32x 100 Gb/s, GPUDirect RDMA; layout as p5.48xlarge (inferred)"},
     // ---- Azure ---------------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
   c.range("node/nic_ports", n.nic_ports, 1, kLimits.lanes);
   c.family("node/pcie", n.pcie, link_family(n.pcie) == LinkFamily::Pcie, "a PCIe generation (pcie3 .. pcie6)");
   c.family("node/nic", n.nic, is_network(n.nic), "an InfiniBand or Ethernet port kind");
-  if (n.transport != Transport::Rdma && n.transport != Transport::Tcp) c.add("node/transport", "expected rdma or tcp");
-  if (n.transport == Transport::Tcp && link_family(n.nic) == LinkFamily::InfiniBand)
-    c.add("node/transport", "tcp over InfiniBand (" + std::string(to_string(n.nic)) +
-                                "): expected rdma, or an Ethernet NIC kind for tcp");
+  if (n.transport == Transport::None) c.add("node/transport", "expected rdma, tcp or srd");
+  if (n.transport != Transport::Rdma && link_family(n.nic) == LinkFamily::InfiniBand)
+    c.add("node/transport", std::string(to_string(n.transport)) + " over InfiniBand (" + std::string(to_string(n.nic)) +
+                                "): expected rdma, or an Ethernet NIC kind for " + std::string(to_string(n.transport)));
   if (n.gpu_interconnect == GpuInterconnect::None) return;
   c.family("node/nvlink", n.nvlink, link_family(n.nvlink) == LinkFamily::NvLink,
            "an NVLink generation (nvlink1 .. nvlink5)");

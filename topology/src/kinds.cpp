@@ -188,6 +188,7 @@ std::string_view to_string(Transport t) {
     case Transport::None: return "none";
     case Transport::Rdma: return "rdma";
     case Transport::Tcp: return "tcp";
+    case Transport::Srd: return "srd";
   }
   return "none";
 }
@@ -208,6 +209,7 @@ std::optional<LinkKind> find_link_kind(std::string_view name) {
 std::optional<Transport> find_transport(std::string_view name) {
   if (name == "rdma" || name == "roce") return Transport::Rdma;
   if (name == "tcp") return Transport::Tcp;
+  if (name == "srd" || name == "efa") return Transport::Srd;
   return std::nullopt;
 }
 

@@ -41,7 +41,7 @@ bool is_network(LinkKind k) {
 
 bool can_reduce(DeviceKind k) { return k == DeviceKind::NvSwitch || is_fabric_switch(k); }
 
-std::string transport_names() { return "rdma, roce (= rdma), tcp"; }
+std::string transport_names() { return "rdma, roce (= rdma), tcp, srd, efa (= srd)"; }
 
 class ClusterReader {
  public:
@@ -388,8 +388,8 @@ class ClusterReader {
                           in_quotes(to_string(*kind)) + " link");
       return std::nullopt;
     }
-    if (*t == Transport::Tcp && link_family(*kind) == LinkFamily::InfiniBand) {
-      r_.add(n->path, "tcp over InfiniBand (" + in_quotes(to_string(*kind)) + "): expected rdma");
+    if (*t != Transport::Rdma && link_family(*kind) == LinkFamily::InfiniBand) {
+      r_.add(n->path, std::string(to_string(*t)) + " over InfiniBand (" + in_quotes(to_string(*kind)) + "): expected rdma");
       return std::nullopt;
     }
     return t;

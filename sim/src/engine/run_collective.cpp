@@ -82,12 +82,16 @@ void fill_key(const Topology& topology, const CollectiveRequest& request, Collec
   key.order = request.order.digest(topology);
 }
 
-/// NVLS: the flows carry every byte over the GPUs' NVLinks at line rate, but the NVSwitch's
-/// multicast and reduction run slower (NCCL's nvlsEfficiency and NVLS channel bandwidth, see
-/// nccl_tuning.cpp). NCCL's NVLS rate is therefore a floor on the time: a run the links alone would
-/// finish sooner is stretched to latency + bytes / NCCL's algorithm bandwidth (rank finish times
-/// move by the same amount).
-void apply_switch_rate(Result& result, const NcclChoice& choice, Bytes message) {
+/// NVLS and trees run slower than their links allow, and NCCL's model says by how much: the
+/// NVSwitch's multicast and reduction at nvlsEfficiency of the NVLS channel bandwidth, the tree's
+/// kernels at 0.92 of its channels' bandwidth with every byte counted up and down (ratio 0.5; see
+/// nccl_tuning.cpp). The flows carry every byte at line rate, so NCCL's rate is a floor on the time:
+/// a run the links alone would finish sooner is stretched to latency + bytes / NCCL's algorithm
+/// bandwidth (rank finish times move by the same amount). Rings keep the flows' time: their channels
+/// are the links' own.
+bool rate_is_floor(NcclAlgorithm a) { return a == NcclAlgorithm::Nvls || a == NcclAlgorithm::Tree; }
+
+void apply_model_rate(Result& result, const NcclChoice& choice, Bytes message) {
   if (choice.bandwidth.bits_per_second() <= 0) return;
   const Duration floor = choice.latency + message / choice.bandwidth;
   if (result.time >= floor) return;
@@ -116,7 +120,7 @@ CollectiveOutcome run_nccl(const Topology& topology, const CollectiveRequest& re
   options.link_latencies = false;
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
   CollectiveOutcome out = run_spec(topology, request, spec, options);
-  if (out.result && choice.nccl_algorithm == NcclAlgorithm::Nvls) apply_switch_rate(*out.result, choice, spec.message);
+  if (out.result && rate_is_floor(choice.nccl_algorithm)) apply_model_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
   if (out.schedule) {

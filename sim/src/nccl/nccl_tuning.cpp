@@ -126,6 +126,19 @@ constexpr double kCollNetArityLatencyUs = 0.4;         // CollNetDirect arity se
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
 constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
 constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank before the plateau applies
+// Two nodes (src/graph/search.cc, ncclTopoCompute pass 2, unchanged 2.19 .. 2.28: "increase bwIntra for
+// trees (2 nodes or collnet)"): the tree graph's intra bandwidth may rise to twice its inter bandwidth,
+// and tuning.cc takes bwIntra for nNodes <= 2. So on two nodes a tree channel runs at
+// min(intra, 2 x inter): each node sends its half up and receives the other half down.
+constexpr double kTreeTwoNodeInterFactor = 2.0;
+
+// EFA (AWS SRD, Transport::Srd) replaces NCCL's IB/RoCE network hop latency hwLat[NET] with the
+// latency AWS's own NCCL plugin models it with: aws-ofi-nccl src/tuner/nccl_ofi_model.cpp (commit
+// 2daf7d30, P5/P5e platform params) net_lat = 20 us ("2 nodes, 8B RDMA w/imm lat"), plus
+// TUNER_NET_COMP_OVERHEAD (include/nccl_ofi_param.h, default 3 us) for Simple, whose completions go
+// through NCCL's proxy thread. NCCL's hop counts are kept.
+constexpr double kEfaNetLatencyUs = 20.0;
+constexpr double kEfaSimpleCompletionUs = 3.0;
 
 // NVLS (NCCL master, 2.28/2.29: src/graph/search.cc ncclTopoSearchTryNvls and ncclTopoCompute,
 // src/graph/tuning.cc, src/graph/topo.h). The NVLS graph has one channel per GPU of the node
@@ -247,12 +260,27 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
 /// The NVLS graph's channels: one per GPU of the node, at most NCCL_MAX_NVLS_ARITY.
 int nvls_channels(const NcclModel& m) { return std::min(kNvlsMaxArity, m.ranks / std::max(1, m.nodes)); }
 
+bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
+
+/// A GPU's NVLink bandwidth in NCCL's units, GB/s: links x NCCL's per-link figure (topo.h
+/// SMxx_NVLINK_BW) for the links' generation (the GPU's when the model names none).
+double nccl_nvlink_gbytes(const NcclModel& m) {
+  const LinkKind kind = is_nvlink(m.nvlink_kind) ? m.nvlink_kind : kGenerationNvlink[std::size_t(generation(m.gpu))];
+  return m.nvlinks * nccl_nvlink_link_gbytes(kind);
+}
+
+/// A GPU's intra-node bandwidth as NCCL's search sees it (the graphs' bwIntra ceiling), GB/s: its
+/// NVLink in NCCL's units, else the topology's widest link (PCIe).
+double nccl_intra_gbytes(const NcclModel& m) {
+  return m.nvlink && m.nvlinks > 0 ? nccl_nvlink_gbytes(m) : gbytes(m.intra);
+}
+
 /// NVLS busBw in GB/s (see the NVLS constants); 0 where NCCL's search finds no NVLS graph.
 double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   const int gen = generation(m.gpu);
   const int channels = nvls_channels(m);
   if (channels < 2 || m.nvlinks == 0 || kNvlsEfficiency[std::size_t(gen)] == 0.0) return 0.0;
-  const double nvlink = m.nvlinks * nccl_nvlink_link_gbytes(kGenerationNvlink[std::size_t(gen)]);
+  const double nvlink = nccl_nvlink_gbytes(m);
   double speed = 0.0;
   for (double s : kSm90SpeedIntra)
     if ((channels + 1) * s <= nvlink) {
@@ -274,9 +302,10 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const int ll_row = m.nodes == 1 ? gen : 0;
   const double ppn = double(m.ranks) / m.nodes;
   const double channels = m.channels;
-  const double intra = gbytes(m.intra) / channels;
+  const double intra = nccl_intra_gbytes(m) / channels;
   const double inter = m.nodes > 1 ? gbytes(m.inter) / channels : intra;
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
+  if (a == NcclAlgorithm::Tree && m.nodes == 2) bw = std::min(intra, kTreeTwoNodeInterFactor * inter);
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
   double bus = channels * bw;
   if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
@@ -316,6 +345,13 @@ double hw_latency(const TuningEra& era, int hw, NcclAlgorithm a, int p) {
   return era.hw_latency[std::size_t(hw)][std::size_t(a)][std::size_t(p)];
 }
 
+/// One hop's latency in microseconds: NCCL's hwLat row, except EFA's own on the network (see
+/// kEfaNetLatencyUs).
+double hop_latency(const NcclModel& m, const TuningEra& era, int hw, NcclAlgorithm a, int p) {
+  if (hw == kHwNet && m.efa) return kEfaNetLatencyUs + (p == kSimple ? kEfaSimpleCompletionUs : 0.0);
+  return hw_latency(era, hw, a, p);
+}
+
 /// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor).
 double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   const TuningEra& era = tuning_era(m.env.version);
@@ -324,14 +360,14 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   const int ppn = m.ranks / m.nodes;
   // + graph latencyInter, 0 unless measured; with one rank per node (from 2.23) the tree's NET latency.
   const NcclAlgorithm net_row = ppn == 1 && era.one_ppn_tree_net_latency ? NcclAlgorithm::Tree : a;
-  const double inter = hw_latency(era, kHwNet, net_row, p);
+  const double inter = hop_latency(m, era, kHwNet, net_row, p);
   switch (a) {
     case NcclAlgorithm::Ring: {
       const Steps s = ring_steps(c, m.ranks, m.nodes, era.inter_steps_exclusive);
       const int hw = m.nodes == 1 ? hw_intra(m) : kHwNet;
       if (c == Collective::Reduce || c == Collective::Broadcast) {
         // Rings are not assumed to share channels: Simple adds the tree's chunk latency per step.
-        const double step = p == kSimple ? hw_latency(era, hw, NcclAlgorithm::Tree, p) : hw_latency(era, hw, a, p);
+        const double step = hop_latency(m, era, hw, p == kSimple ? NcclAlgorithm::Tree : a, p);
         return lat + s.steps * step;
       }
       double overhead = 0.0;
@@ -357,7 +393,6 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
   return Algorithm::Ring;
 }
 
-bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
 }  // namespace
 
@@ -396,6 +431,7 @@ HostGroups group_by_host(const Topology& topology, std::span<const DeviceId> ran
 struct HostNetwork {
   Bandwidth egress;
   std::vector<DeviceId> nics;
+  bool efa = true;  ///< every link leaving the host is EFA (Transport::Srd)
 };
 
 std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology) {
@@ -405,6 +441,7 @@ std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology) 
     if (d.host == kNoHost || topology.device(outside).host == d.host) return;
     HostNetwork& n = out[d.host];
     n.egress = n.egress + link.bandwidth;
+    n.efa = n.efa && link.transport == Transport::Srd;
     if (d.kind == DeviceKind::Nic && std::find(n.nics.begin(), n.nics.end(), inside) == n.nics.end())
       n.nics.push_back(inside);
   };
@@ -469,6 +506,8 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
       if (is_nvlink(link.kind)) {
         nvlink = nvlink + link.bandwidth;
         nvlinks += link.lanes;
+        // the oldest generation among the ranks (NvLink1 .. NvLink5 are in order)
+        if (!is_nvlink(m.nvlink_kind) || link.kind < m.nvlink_kind) m.nvlink_kind = link.kind;
       }
       widest = std::max(widest, link.bandwidth);
     }
@@ -491,6 +530,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
       const int nics = it == networks.end() ? 0 : int(it->second.nics.size());
       m.inter = any ? std::min(m.inter, egress) : egress;
       m.nics = any ? std::min(m.nics, nics) : nics;
+      m.efa = (any ? m.efa : true) && it != networks.end() && it->second.efa;
       any = true;
     }
     if (!any || m.inter.bits_per_second() <= 0) m.inter = m.intra;
@@ -659,7 +699,7 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.latency = best->latency;
   choice.bandwidth = best->bandwidth;
   const int hw = m.nodes > 1 ? kHwNet : hw_intra(m);
-  choice.step_latency = Duration::from_us(hw_latency(tuning_era(m.env.version), hw, best->algorithm, p));
+  choice.step_latency = Duration::from_us(hop_latency(m, tuning_era(m.env.version), hw, best->algorithm, p));
   choice.name = std::string(to_string(best->algorithm)) + "/" + std::string(to_string(best->protocol));
   return choice;
 }

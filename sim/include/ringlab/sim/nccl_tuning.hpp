@@ -37,8 +37,11 @@ struct NcclModel {
   int nics = 0;                      ///< network rails: fewest NICs that leave a host (0 single node)
   Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
   int nvlinks = 0;                   ///< NVLink links per GPU, fewest over the ranks (0 without NVLink)
+  LinkKind nvlink_kind = LinkKind::Custom;  ///< their oldest generation (Custom: the GPU's generation's)
   Bandwidth inter;                   ///< bandwidth leaving a host, fewest over the hosts (0 single node):
                                      ///< NCCL spreads its channels over every NIC of the node
+  bool efa = false;                  ///< every host leaves through AWS EFA (Transport::Srd): EFA's
+                                     ///< network hop latency replaces NCCL's IB/RoCE one
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
 };
 
