@@ -324,3 +324,48 @@ TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the li
   const double algbw = 0.5 * 0.92 * 18 * 20.6e9;
   CHECK(out.result->time.seconds() == Approx(c.latency.seconds() + double(request.message.count()) / algbw).epsilon(1e-9));
 }
+
+TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those 8 carry the channels, busbw 100 GB/s",
+          "[nccl][channels]") {
+  // The OCI BM.GPU4.8-like node of the test above, 4 NICs of 100 Gb/s per PCIe switch (nic4k ..
+  // nic4k+3 on switch k), of which NCCL_IB_HCA leaves two per switch: every GPU still has a NIC on its
+  // switch, and the ring's busbw tends to what leaves a host through the 8 chosen NICs, 8 x 12.5 GB/s.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.node.nics = 16;
+  spec.node.nic = LinkKind::Eth100;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 4_GiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  set_nccl_env(request.nccl_env, "NCCL_IB_HCA", "=nic0,nic1,nic4,nic5,nic8,nic9,nic12,nic13");
+  set_nccl_env(request.nccl_env, "NCCL_ALGO", "Ring");
+  const NcclModel m = nccl_model(t, t.gpus(), request.nccl_env);
+  CHECK(m.nics == 8);
+  CHECK(m.inter.gigabytes_per_second() == Approx(100.0));
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  const Duration bandwidth_part =
+      out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env).latency;
+  const double busbw = 2 * 15.0 / 16 * double(request.message.count()) / bandwidth_part.seconds();
+  CHECK(busbw / 1e9 == Approx(100.0).epsilon(0.03));
+  CHECK(busbw / 1e9 <= 100.0 * (1 + 1e-9));
+  int used = 0;
+  for (const DirectionStats& d : out.result->directions) {
+    const Device& from = t.device(t.direction_source(d.direction));
+    const Device& to = t.device(t.direction_target(d.direction));
+    if (from.kind != DeviceKind::Nic || to.host != kNoHost) continue;
+    if (!request.nccl_env.ib_hca.selects(from.name)) CHECK(d.bytes.count() == 0);
+    if (d.bytes.count() > 0) ++used;
+  }
+  CHECK(used == 16);  // 8 NICs on each of the 2 hosts
+  // A filter that leaves a host without a NIC is refused, naming the setting.
+  set_nccl_env(request.nccl_env, "NCCL_IB_HCA", "mlx5");
+  const CollectiveOutcome none = run_collective(t, request);
+  CHECK_FALSE(none.applicable());
+  CHECK_THAT(none.not_applicable, Catch::Contains("NCCL_IB_HCA=mlx5 leaves host node0 without a NIC"));
+}

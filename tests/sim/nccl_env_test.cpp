@@ -121,3 +121,22 @@ TEST_CASE("nccl env: version is NCCL's release, as NCCL_VERSION_CODE", "[nccl][e
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.x"), Catch::Contains("an NCCL release"));
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.20.3.1"), Catch::Contains("an NCCL release"));
 }
+
+TEST_CASE("nccl env: NCCL_IB_HCA is parsed as NCCL parses it (prefixes, ^, =, :port)", "[nccl][env]") {
+  NcclEnv e;
+  CHECK(set_nccl_env(e, "NCCL_IB_HCA", "mlx5_0:1,mlx5_1").empty());
+  CHECK(e.ib_hca.entries.size() == 2);
+  CHECK(e.ib_hca.selects("node0/mlx5_0"));
+  CHECK(e.ib_hca.selects("node0/mlx5_10"));  // a prefix, as in NCCL
+  CHECK_FALSE(e.ib_hca.selects("node0/mlx5_2"));
+  set_nccl_env(e, "NCCL_IB_HCA", "=mlx5_1");
+  CHECK(e.ib_hca.selects("node3/mlx5_1"));
+  CHECK_FALSE(e.ib_hca.selects("node3/mlx5_10"));  // '=': exact names
+  set_nccl_env(e, "NCCL_IB_HCA", "^nic0");
+  CHECK_FALSE(e.ib_hca.selects("node1/nic0"));
+  CHECK(e.ib_hca.selects("node1/nic1"));
+  set_nccl_env(e, "NCCL_IB_HCA", "nic0:2");  // ringlab's NICs have port 1 only
+  CHECK_FALSE(e.ib_hca.selects("node1/nic0"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_IB_HCA", "mlx5_0:one"), Catch::Contains("NIC name prefixes"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_IB_HCA", "^"), Catch::Contains("at least one NIC name prefix"));
+}

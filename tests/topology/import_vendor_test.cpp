@@ -115,11 +115,15 @@ TEST_CASE("AWS p4d.24xlarge: A100 by PCI id 0x20b0, NVSwitch assumed for 8 SXM G
   CHECK(pcie.lanes == 16);
   CHECK(any_contains(l.report.assumptions, "PCI device id 20b0 (A100 SXM4 40GB)"));
   CHECK(any_contains(l.report.assumptions, "AWS EFA"));
+  // Amazon's PCI vendor id marks them as EFA: their network links take the srd transport.
+  for (const NodeNic& n : l.nics) CHECK(n.transport == Transport::Srd);
+  CHECK(any_contains(l.report.assumptions, "are AWS EFA devices (PCI vendor 0x1d0f): transport srd"));
 }
 
 TEST_CASE("IBM Cloud H100 dump: 18 NVLinks to 4 NVSwitches, link_width 0 accepted, RoCE NICs of 200 Gb/s", "[import][vendor]") {
   const NodeLayout l = vendor_xml("ibm_cloud_h100_topo.xml");
   check_gpus(l, GpuModel::H100, 450.0, 18);
+  for (const NodeNic& n : l.nics) CHECK(n.transport == Transport::Rdma);
   CHECK(count_kind(l.node, DeviceKind::NvSwitch) == 1);
   check_nics(l, 8, LinkKind::Eth200, 200_Gbps);
   const Link& gpu_link = link_between(l.node, "node0/gpu0", "node0/pcie0");

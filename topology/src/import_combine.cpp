@@ -116,8 +116,9 @@ std::vector<DeviceId> stamp(Topology& out, const Topology& layout, const std::st
   return ids;
 }
 
-Link network_link(DeviceId a, DeviceId b, LinkKind kind, int lanes, std::optional<Bandwidth> bandwidth) {
-  Link l = Topology::default_link(a, b, kind, lanes, transport_of(kind));
+Link network_link(DeviceId a, DeviceId b, LinkKind kind, int lanes, std::optional<Bandwidth> bandwidth,
+                  std::optional<Transport> transport = std::nullopt) {
+  Link l = Topology::default_link(a, b, kind, lanes, transport.value_or(transport_of(kind)));
   if (bandwidth) l.bandwidth = *bandwidth * double(lanes);
   return l;
 }
@@ -280,7 +281,8 @@ class Combiner {
         continue;
       }
       const bool standard = n.bandwidth == Topology::default_link(0, 1, n.port).bandwidth;
-      out_.cluster.add_link(network_link(a, b, n.port, 1, standard ? std::nullopt : std::optional(n.bandwidth)));
+      out_.cluster.add_link(
+          network_link(a, b, n.port, 1, standard ? std::nullopt : std::optional(n.bandwidth), n.transport));
       kindless_hosts_ = true;
     }
   }
@@ -334,7 +336,8 @@ ImportedCluster lone_host(const NodeLayout& layout) {
   const DeviceId s = out.cluster.add_device(std::move(sw));
   for (const NodeNic& n : layout.nics) {
     const bool standard = n.bandwidth == Topology::default_link(0, 1, n.port).bandwidth;
-    out.cluster.add_link(network_link(n.device, s, n.port, 1, standard ? std::nullopt : std::optional(n.bandwidth)));
+    out.cluster.add_link(
+        network_link(n.device, s, n.port, 1, standard ? std::nullopt : std::optional(n.bandwidth), n.transport));
   }
   out.report.assumptions.push_back(layout.file + ": no fabric: one host, its NICs on one switch \"" +
                                    std::string(kImportPolicy.lone_switch) + "\" so that their port speeds are kept");

@@ -205,9 +205,10 @@ DeviceId LayoutBuilder::add_nvswitch(bool reduction) {
   d.in_network_reduction = reduction;
   return add(std::move(d), "nvswitch", false);
 }
-DeviceId LayoutBuilder::add_nic(std::string hca, LinkKind port, Bandwidth bandwidth, bool near_gpu) {
+DeviceId LayoutBuilder::add_nic(std::string hca, LinkKind port, Bandwidth bandwidth, bool near_gpu,
+                                Transport transport) {
   const DeviceId id = add(Device{.kind = DeviceKind::Nic}, "nic", true);
-  layout_.nics.push_back(NodeNic{id, std::move(hca), port, bandwidth, near_gpu});
+  layout_.nics.push_back(NodeNic{id, std::move(hca), port, bandwidth, near_gpu, transport});
   return id;
 }
 

@@ -69,7 +69,8 @@ class LayoutBuilder {
   DeviceId add_cpu();
   DeviceId add_pcie_switch();
   DeviceId add_nvswitch(bool reduction);
-  DeviceId add_nic(std::string hca, LinkKind port, Bandwidth bandwidth, bool near_gpu);
+  DeviceId add_nic(std::string hca, LinkKind port, Bandwidth bandwidth, bool near_gpu,
+                   Transport transport = Transport::Rdma);
   /// A link with the kind's defaults, its bandwidth replaced when `bandwidth` is given.
   void link(DeviceId a, DeviceId b, LinkKind kind, int lanes, std::optional<Bandwidth> bandwidth = std::nullopt);
   ImportReport& report() { return layout_.report; }

@@ -112,6 +112,9 @@ struct PciNicRow {
 /// Source: AWS EC2 accelerated-computing instance specifications (p4d.24xlarge: 400 Gbps over 4 EFA
 /// devices, vendor 0x1d0f device 0xefa0 in aws-ofi-nccl's topology/p4d-24xl-topo.xml).
 inline constexpr std::array<PciNicRow, 1> kPciNics{{{0x1d0f, 0xefa0, 100.0, "AWS EFA"}}};
+/// Amazon's PCI vendor id: its NICs are EFA devices, whose links take the srd transport (AWS's
+/// Scalable Reliable Datagram). Source: the PCI ID Repository, vendor 1d0f (Amazon.com, Inc.).
+inline constexpr unsigned kPciVendorAmazon = 0x1d0f;
 
 /// Kind whose latency and overhead an Ethernet NIC of a rate without an ethN kind borrows.
 inline constexpr LinkKind kEthCustomTimingKind = LinkKind::Eth100;

@@ -485,6 +485,7 @@ class XmlParser {
                 const NodeSpec& tmpl) {
     std::map<NicFamily, std::vector<std::string>> by_family;
     std::set<std::string> defaulted, by_pci_id;
+    std::vector<std::string> efa_nics;
     for (std::size_t n : nics) {
       const Element& e = elements_[n];
       const NicFamily family = family_of(e);
@@ -503,8 +504,11 @@ class XmlParser {
       if (!e.speed && !pci_nic(e))
         defaulted.insert(gbps(bw) + " " + std::string(to_string(port)) +
                          (family == NicFamily::InfiniBand ? " (InfiniBand by PCI class 0x0207)" : ""));
-      by_family[family].push_back(e.name.empty() ? "nic" + std::to_string(e.dev) : e.name);
-      id[n] = b.add_nic(e.name, port, bw, near_gpu(n));
+      const std::string name = e.name.empty() ? "nic" + std::to_string(e.dev) : e.name;
+      by_family[family].push_back(name);
+      const bool efa = e.vendor == detail::kPciVendorAmazon && link_family == LinkFamily::Ethernet;
+      if (efa) efa_nics.push_back(name);
+      id[n] = b.add_nic(e.name, port, bw, near_gpu(n), efa ? Transport::Srd : Transport::Rdma);
     }
     for (const std::string& d : defaulted)
       assume("NICs without speed=: " + d + ", the rate of template " + std::string(to_string(tmpl.base)) + "'s NIC (" +
@@ -515,6 +519,8 @@ class XmlParser {
       for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
       return out;
     };
+    if (!efa_nics.empty())
+      assume("NICs " + names(efa_nics) + " are AWS EFA devices (PCI vendor 0x1d0f): transport srd");
     if (by_family.count(NicFamily::RoCE))
       assume("RDMA NICs " + names(by_family[NicFamily::RoCE]) +
              " sit on PCI class 0x020000 (Ethernet controller): RoCE, Ethernet kinds (an InfiniBand port is class 0x020700)");

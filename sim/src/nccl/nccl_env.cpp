@@ -122,7 +122,54 @@ constexpr std::string_view kNoEffect[] = {
     "NCCL_IB_GID_INDEX", "NCCL_IB_SL",             "NCCL_IB_TC",        "NCCL_COMM_ID",
     "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE", "NCCL_CHECK_POINTERS"};
 
+/// NCCL_IB_HCA's value (see NicFilter): "[^][=]prefix[:port][,prefix[:port]...]".
+NicFilter parse_nic_filter(std::string_view name, std::string_view value) {
+  NicFilter f;
+  f.text = std::string(value);
+  if (!value.empty() && value.front() == '^') {
+    f.exclude = true;
+    value.remove_prefix(1);
+  }
+  if (!value.empty() && value.front() == '=') {
+    f.exact = true;
+    value.remove_prefix(1);
+  }
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    const std::string_view item = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+    const std::size_t colon = item.find(':');
+    NicFilter::Entry e;
+    e.prefix = std::string(item.substr(0, colon));
+    if (e.prefix.empty()) continue;  // NCCL skips empty items
+    if (colon != std::string_view::npos) {
+      const std::string_view port = item.substr(colon + 1);
+      int p = 0;
+      const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+      if (ec != std::errc{} || end != port.data() + port.size() || p < 0)
+        bad(name, f.text, "NIC name prefixes with an optional :port, e.g. mlx5_0:1,mlx5_1 or ^mlx5_2");
+      e.port = p;
+    }
+    f.entries.push_back(std::move(e));
+  }
+  if (f.entries.empty()) bad(name, f.text, "at least one NIC name prefix, e.g. mlx5_0:1,mlx5_1 or ^mlx5_2");
+  return f;
+}
+
 }  // namespace
+
+bool NicFilter::selects(std::string_view device_name) const {
+  if (entries.empty()) return true;
+  const std::size_t slash = device_name.rfind('/');
+  const std::string_view nic = slash == std::string_view::npos ? device_name : device_name.substr(slash + 1);
+  constexpr int kPort = 1;  // ringlab's NICs have one port
+  bool match = false;
+  for (const Entry& e : entries) {
+    const bool name = exact ? nic == e.prefix : nic.substr(0, e.prefix.size()) == e.prefix;
+    if (name && (e.port == -1 || e.port == kPort)) match = true;
+  }
+  return match != exclude;
+}
 
 std::string_view to_string(NcclAlgorithm a) {
   constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls"};
@@ -170,9 +217,10 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
     throw std::invalid_argument(std::string(name) + "=1: not modelled by ringlab (GPUs inside a node always " +
                                 "talk over the topology's direct path; the SHM and NET transports are not modelled)");
   }
-  if (name == "NCCL_NET_GDR_LEVEL" || name == "NCCL_IB_HCA")
-    throw std::invalid_argument(std::string(name) + ": not modelled by ringlab (it uses every NIC of a node, " +
-                                "with GPUDirect RDMA); remove the setting");
+  if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
+  if (name == "NCCL_NET_GDR_LEVEL")
+    throw std::invalid_argument(std::string(name) + ": not modelled by ringlab (it always uses GPUDirect RDMA); " +
+                                "remove the setting");
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";

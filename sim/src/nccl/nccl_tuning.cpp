@@ -426,19 +426,21 @@ HostGroups group_by_host(const Topology& topology, std::span<const DeviceId> ran
   return g;
 }
 
-/// Per host: bandwidth of the links leaving it and the NICs that carry them (NIC rails, in
-/// local-index order). One pass over the links.
 struct HostNetwork {
   Bandwidth egress;
   std::vector<DeviceId> nics;
   bool efa = true;  ///< every link leaving the host is EFA (Transport::Srd)
 };
 
-std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology) {
+/// Per host: bandwidth of the links leaving it and the NICs that carry them (NIC rails, in
+/// local-index order), counting only the NICs `filter` (NCCL_IB_HCA) lets NCCL use. One pass over
+/// the links.
+std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology, const NicFilter& filter = {}) {
   std::unordered_map<HostId, HostNetwork> out;
   auto note = [&](DeviceId inside, DeviceId outside, const Link& link) {
     const Device& d = topology.device(inside);
     if (d.host == kNoHost || topology.device(outside).host == d.host) return;
+    if (d.kind == DeviceKind::Nic && !filter.selects(d.name)) return;
     HostNetwork& n = out[d.host];
     n.egress = n.egress + link.bandwidth;
     n.efa = n.efa && link.transport == Transport::Srd;
@@ -521,7 +523,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   const HostGroups groups = group_by_host(topology, ranks);
   m.nodes = int(groups.host.size());
   if (m.nodes > 1) {
-    const auto networks = host_networks(topology);
+    const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;
     for (const HostId h : groups.host) {
       if (h == kNoHost) continue;
@@ -552,6 +554,44 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   m.nvls = m.nvls && env.nvls;
   m.collnet = m.collnet && env.collnet;
   return m;
+}
+
+Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> ranks, const NicFilter& filter) {
+  Topology out;
+  for (const Rack& r : topology.racks()) out.add_rack(r.name);
+  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  for (const Device& d : topology.devices()) out.add_device(d);
+  // Network links of excluded NICs end on a placeholder outside every host instead: no route between
+  // GPUs can cross them, and every device and link keeps its id.
+  std::unordered_map<DeviceId, DeviceId> placeholder;
+  auto end = [&](DeviceId nic, DeviceId other) {
+    const Device& d = topology.device(nic);
+    if (d.kind != DeviceKind::Nic || d.host == kNoHost || topology.device(other).host == d.host) return nic;
+    if (filter.selects(d.name)) return nic;
+    auto [it, added] = placeholder.try_emplace(nic, DeviceId{});
+    if (added) {
+      Device p;
+      p.name = d.name + " (left out by NCCL_IB_HCA)";
+      p.kind = DeviceKind::Nic;
+      it->second = out.add_device(std::move(p));
+    }
+    return it->second;
+  };
+  for (const Link& l : topology.links()) {
+    Link copy = l;
+    copy.a = end(l.a, l.b);
+    copy.b = end(l.b, l.a);
+    out.add_link(copy);
+  }
+  const HostGroups groups = group_by_host(out, ranks);
+  if (groups.host.size() < 2) return out;
+  const auto networks = host_networks(out);
+  for (const HostId h : groups.host) {
+    if (h == kNoHost || networks.count(h)) continue;
+    throw std::invalid_argument("NCCL_IB_HCA=" + filter.text + " leaves host " + topology.host(h).name +
+                                " without a NIC (NCCL would fall back to sockets, which ringlab does not model)");
+  }
+  return out;
 }
 
 namespace {

@@ -26,6 +26,28 @@ std::string_view to_string(NcclAlgorithm a);
 /// NCCL's enable states (tuning.cc algoEnable/protoEnable): 2 = NCCL's default decides.
 enum class NcclEnable : std::uint8_t { Off = 0, On = 1, Default = 2 };
 
+/// NCCL_IB_HCA as NCCL parses it (src/misc/utils.cc parseStringList/matchIfList, net_ib.cc): a
+/// comma-separated list of name prefixes, each with an optional ":port"; a leading '^' keeps the NICs
+/// that do NOT match, a leading '=' (after any '^') asks for exact names. ringlab matches the NIC's
+/// device name after its last '/' ("nic3" for "node0/nic3", "mlx5_0" from an NCCL XML import); its
+/// NICs have one port, port 1. Empty: every NIC.
+struct NicFilter {
+  struct Entry {
+    std::string prefix;
+    int port = -1;  ///< -1: any port
+    bool operator==(const Entry&) const = default;
+  };
+  std::vector<Entry> entries;
+  bool exclude = false;  ///< '^'
+  bool exact = false;    ///< '='
+  std::string text;      ///< the value as given, for messages
+
+  bool empty() const { return entries.empty(); }
+  /// Whether NCCL would use the NIC named `device_name` (a full device name such as "node0/nic3").
+  bool selects(std::string_view device_name) const;
+  bool operator==(const NicFilter&) const = default;
+};
+
 /// The NCCL environment of a run. Defaults are NCCL's own.
 struct NcclEnv {
   std::array<NcclEnable, kNcclAlgorithmCount> algorithms{NcclEnable::Default, NcclEnable::Default,
@@ -40,6 +62,7 @@ struct NcclEnv {
   /// NCCL's version as NCCL_VERSION_CODE (2.20.3 = 22003): picks the tuning tables of that release
   /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.28+).
   int version = 0;
+  NicFilter ib_hca;                    ///< NCCL_IB_HCA: the NICs NCCL may use
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
 
   bool operator==(const NcclEnv&) const = default;
@@ -47,7 +70,7 @@ struct NcclEnv {
 
 /// Applies NAME=VALUE to `env` ("version" = NCCL's release, "2.20.3" or "2.20"). Throws std::invalid_argument with a message naming what was
 /// expected for a bad value, for a variable that is not NCCL's, and for a setting that changes what
-/// NCCL runs in a way ringlab does not model (NCCL_P2P_DISABLE=1, NCCL_IB_HCA, ...). Returns a
+/// NCCL runs in a way ringlab does not model (NCCL_P2P_DISABLE=1, NCCL_NET_GDR_LEVEL, ...). Returns a
 /// warning ("" when none) for variables that do not change the model (NCCL_DEBUG, ...) or that
 /// ringlab accepts with a caveat.
 std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view value);

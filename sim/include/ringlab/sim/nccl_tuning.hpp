@@ -80,6 +80,12 @@ struct NcclChoice {
 /// NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE switch NVLS and CollNet.
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env = {});
 
+/// The cluster as NCCL_IB_HCA leaves it to NCCL: the network links of the NICs `filter` excludes
+/// end on placeholder devices outside every host, so no route between GPUs crosses them; every
+/// device and link keeps its id (results index directions alike). Throws std::invalid_argument when
+/// a host of `ranks` keeps no NIC that leaves it (NCCL would fall back to sockets).
+Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> ranks, const NicFilter& filter);
+
 /// NCCL's ring per channel across several hosts (src/graph/search.cc: "NET n -> GPU a -> .. -> GPU x
 /// -> NET n"): hosts in the order of their first rank; inside a host the GPUs sorted by their nearest
 /// NIC (rail). Channel c enters the first host on rail c mod rails; each later host is entered on

@@ -76,6 +76,7 @@ struct NodeNic {
   LinkKind port = LinkKind::IbNdr;  ///< port kind of its network link
   Bandwidth bandwidth;       ///< port bandwidth per direction
   bool near_gpu = false;     ///< shares a PCIe switch with a GPU (a compute / rail NIC)
+  Transport transport = Transport::Rdma;  ///< of its network link (Srd for AWS EFA)
 };
 
 /// One host's devices and internal links, as a Topology holding a single host.
