@@ -369,3 +369,33 @@ TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those
   CHECK_FALSE(none.applicable());
   CHECK_THAT(none.not_applicable, Catch::Contains("NCCL_IB_HCA=mlx5 leaves host node0 without a NIC"));
 }
+
+TEST_CASE("GB200 NVL72: --algo nccl refuses multi-node NVLink; ring and in_network run over the rack's NVLink",
+          "[nccl][nvl72]") {
+  ClusterSpec spec;
+  spec.nodes = 18;
+  spec.node = node_template(NodeTemplate::Gb200Nvl72);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 1_GiB;
+  request.order.ranks = t.gpus();
+  const CollectiveOutcome nccl = run_collective(t, request);
+  CHECK_FALSE(nccl.applicable());
+  CHECK_THAT(nccl.not_applicable, Catch::Contains("multi-node NVLink"));
+  // A ring over the 72 GPUs in tray order crosses only NVLink: each GPU's 18 NVLink5 links (900 GB/s a
+  // direction) carry one flow out and one in, so with links and reductions free (pure calibration,
+  // no compute, no link latency) busbw = 900 GB/s exactly.
+  request.algorithm = Algorithm::Ring;
+  request.options.calibration = Calibration::pure();
+  request.options.calibration.model_compute = false;
+  request.options.link_latencies = false;
+  const CollectiveOutcome ring = run_collective(t, request);
+  REQUIRE(ring.applicable());
+  const double busbw = 2 * 71.0 / 72 * double(request.message.count()) / ring.result->time.seconds();
+  CHECK(busbw / 1e9 == Approx(900.0).epsilon(1e-6));
+  // The rack's NVLink switch reduces (NVLink SHARP): in_network finds it.
+  request.algorithm = Algorithm::InNetwork;
+  CHECK(run_collective(t, request).applicable());
+}

@@ -322,8 +322,8 @@ TEST_CASE("device placement: internal devices need a host, switches have none", 
   Problem p = only_problem(explicit_cluster(R"(, {"name": "x/gpu0", "kind": "gpu"})", ""));
   CHECK(p.location == "/cluster/devices/5/host");
   CHECK(p.message ==
-        "missing required field: expected the host of this \"gpu\" device (gpu, cpu, pcie_switch, "
-        "nvswitch and nic sit inside a host)");
+        "missing required field: expected the host of this \"gpu\" device (gpu, cpu, pcie_switch and "
+        "nic sit inside a host)");
   p = only_problem(explicit_cluster(R"(, {"name": "s2", "kind": "spine", "host": "a"})", ""));
   CHECK(p.location == "/cluster/devices/5/host");
   CHECK(p.message == "a \"spine\" switch is not inside a host: expected no \"host\" (use \"rack\" for a ToR)");

@@ -3,10 +3,14 @@
 // rate of the generation, NIC count x port rate), not read back from the tables they check.
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 
 #include "ringlab/topology/generators.hpp"
+#include "ringlab/topology/export.hpp"
 #include "ringlab/topology/kinds.hpp"
+#include "ringlab/topology/routing.hpp"
+#include "ringlab/topology/scenario.hpp"
 
 using namespace ringlab;
 using namespace ringlab::literals;
@@ -210,4 +214,63 @@ TEST_CASE("catalogue: aws_p5 puts 4 EFA NICs on each GPU's PCIe switch", "[catal
       on_switch = on_switch || t.device(adj.peer).name == "node0/pcie" + std::to_string(j / 4);
     CHECK(on_switch);
   }
+}
+
+TEST_CASE("GB200 NVL72: 18 trays of 4 GPUs share one NVLink switch outside the hosts; a second rack has its own",
+          "[catalogue][nvl72]") {
+  ClusterSpec spec;
+  spec.nodes = 36;  // two racks
+  spec.node = node_template(NodeTemplate::Gb200Nvl72);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  CHECK(spec.node.nvlink_domain == 18);
+  CHECK(spec.node.gpus == 4);
+  CHECK(spec.node.gpu_model == GpuModel::GB200);
+  const Topology t = make_cluster(spec);
+  const DeviceId rack0 = t.device_by_name("nvlink0");
+  const DeviceId rack1 = t.device_by_name("nvlink1");
+  CHECK(t.device(rack0).kind == DeviceKind::NvSwitch);
+  CHECK(t.device(rack0).host == kNoHost);
+  CHECK(t.device(rack0).in_network_reduction);  // NVLink SHARP
+  CHECK_FALSE(t.find_device("node0/nvswitch"));
+  CHECK(t.neighbors(rack0).size() == 72);
+  CHECK(t.neighbors(rack1).size() == 72);
+  CHECK(t.device(t.neighbors(rack1).front().peer).host >= 18);
+  for (const Adjacency& adj : t.neighbors(rack0)) {
+    const Link& l = t.link(adj.link);
+    CHECK(l.kind == LinkKind::NvLink5);
+    CHECK(l.bandwidth.gigabytes_per_second() == Approx(18 * 50.0));  // 1.8 TB/s bidirectional per GPU
+    CHECK(t.device(adj.peer).host < 18);
+  }
+  // Within a rack GPUs of different trays meet over NVLink (GPU, switch, GPU); across racks over the NICs.
+  const Router router(t);
+  CHECK(router.hops(t.device_by_name("node0/gpu0"), t.device_by_name("node17/gpu3")) == 2);
+  const Route across = router.route(t.device_by_name("node0/gpu0"), t.device_by_name("node18/gpu0"));
+  bool via_nic = false;
+  for (DirectionId c : across.directions) via_nic |= t.device(t.direction_target(c)).kind == DeviceKind::Nic;
+  CHECK(via_nic);
+  // The scenario JSON of the cluster loads back, the rack switch still outside every host.
+  std::ostringstream out;
+  write_json(out, t);
+  const Scenario s = parse_scenario(out.str(), "nvl72.json");
+  CHECK(s.cluster.device(s.cluster.device_by_name("nvlink1")).host == kNoHost);
+  CHECK(s.cluster.link_count() == t.link_count());
+}
+
+TEST_CASE("nvlink_domain: a partial last domain, at least 1, needs an NVSwitch", "[catalogue][nvl72][bad-input]") {
+  ClusterSpec spec;
+  spec.nodes = 20;  // a full rack of 18 trays and one with 2
+  spec.node = node_template(NodeTemplate::Gb200Nvl72);
+  const Topology t = make_cluster(spec);
+  CHECK(t.neighbors(t.device_by_name("nvlink0")).size() == 72);
+  CHECK(t.neighbors(t.device_by_name("nvlink1")).size() == 8);
+  spec.node.nvlink_domain = 0;
+  auto problems = check_cluster_spec(spec);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "node/nvlink_domain");
+  spec.node.nvlink_domain = 18;
+  spec.node.gpu_interconnect = GpuInterconnect::None;
+  problems = check_cluster_spec(spec);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "node/nvlink_domain");
+  CHECK(problems[0].message == "a multi-node NVLink domain needs gpu_interconnect nvswitch, not none");
 }

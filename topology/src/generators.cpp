@@ -29,6 +29,7 @@ struct TemplateRow {
   LinkKind nic;
   Transport transport;
   std::string_view source;
+  int nvlink_domain = 1;  ///< hosts per multi-node NVLink domain (NodeSpec::nvlink_domain)
 };
 
 // Node layouts. NVLink generation and links per GPU come from gpu_spec(gpu); PCIe width from
@@ -130,6 +131,15 @@ constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
      "OCI Compute shapes page (BM.GPU.H100.8): 8 H100 80GB SXM, cluster network 16x 200 Gb/s RDMA (RoCEv2, "
      "8 dual-port ConnectX-7, 3.2 Tb/s), 2x Xeon Platinum 8480+; 8 PCIe gen5 switches each with 1 GPU and "
      "2 NIC ports (inferred)"},
+    // ---- Multi-node NVLink ---------------------------------------------------------------------------
+    {NodeTemplate::Gb200Nvl72, "gb200_nvl72", "", GpuModel::GB200, 4, GpuInterconnect::NvSwitch, true, 2,
+     LinkKind::Pcie5, 4, 4, LinkKind::IbNdr, Transport::Rdma,
+     "NVIDIA GB200 NVL72 spec page: a rack of 72 Blackwell GPUs and 36 Grace CPUs in 18 compute trays "
+     "(4 GPUs, 2 Grace each) on one NVLink domain, 1.8 TB/s NVLink per GPU (18 NVLink5 links) through the "
+     "rack's NVLink switch trays, NVLink SHARP; compute network 4x ConnectX-7 400 Gb/s per tray. The NVLink "
+     "switch trays are one logical NVSwitch per rack (nvlink_domain 18); GPU-to-Grace NVLink-C2C is "
+     "modelled as the NIC's PCIe gen5 path (inferred)",
+     18},
 }};
 static_assert(
     [] {
@@ -235,6 +245,13 @@ void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
     c.add("node/nvlinks", "expected " + std::to_string(min_links) + " to " + std::to_string(kLimits.lanes) +
                               " NVLink links per GPU for gpu_interconnect " +
                               std::string(to_string(n.gpu_interconnect)) + ", got " + std::to_string(n.nvlinks));
+}
+
+void check_nvlink_domain(Checker& c, const NodeSpec& n) {
+  c.range("node/nvlink_domain", n.nvlink_domain, 1, kLimits.nodes);
+  if (n.nvlink_domain > 1 && n.gpu_interconnect != GpuInterconnect::NvSwitch)
+    c.add("node/nvlink_domain", "a multi-node NVLink domain needs gpu_interconnect nvswitch, not " +
+                                    std::string(to_string(n.gpu_interconnect)));
 }
 
 // Host-internal links of one node, for the size limit.
@@ -345,7 +362,11 @@ void attach_spread(Topology& t, const NodeSpec& n, const std::vector<DeviceId>& 
 }
 
 void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std::string& host_name,
-                          const std::vector<DeviceId>& gpus) {
+                          const std::vector<DeviceId>& gpus, std::optional<DeviceId> domain_switch) {
+  if (n.gpu_interconnect == GpuInterconnect::NvSwitch && domain_switch) {
+    for (DeviceId g : gpus) connect(t, g, *domain_switch, n.nvlink, n.nvlinks);
+    return;
+  }
   if (n.gpu_interconnect == GpuInterconnect::NvSwitch) {
     Device sw;
     sw.name = host_name + "/nvswitch";
@@ -363,11 +384,12 @@ void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std
     for (std::size_t j = i + 1; j < gpus.size(); ++j) connect(t, gpus[i], gpus[j], n.nvlink, per_pair);
 }
 
-NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId rack) {
+NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId rack,
+                 std::optional<DeviceId> domain_switch) {
   NodeIds ids;
   ids.host = t.add_host(name, rack, std::string(to_string(n.base)));
   const auto gpus = add_devices(t, ids.host, name, DeviceKind::Gpu, "gpu", n.gpus, n.gpu_model);
-  add_gpu_interconnect(t, n, ids.host, name, gpus);
+  add_gpu_interconnect(t, n, ids.host, name, gpus, domain_switch);
   const auto cpus = add_devices(t, ids.host, name, DeviceKind::Cpu, "cpu", n.cpus);
   const auto pcie = add_devices(t, ids.host, name, DeviceKind::PcieSwitch, "pcie", n.pcie_switches);
   ids.nics = add_devices(t, ids.host, name, DeviceKind::Nic, "nic", n.nics);
@@ -379,6 +401,17 @@ NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId
   for (std::size_t a = 0; a < cpus.size(); ++a)
     for (std::size_t b = a + 1; b < cpus.size(); ++b) connect(t, cpus[a], cpus[b], LinkKind::Smp, 0);
   return ids;
+}
+
+// The NVSwitch of multi-node NVLink domain `d` (NodeSpec::nvlink_domain): outside every host, so that
+// the router treats it as fabric, reducing where the node's NVSwitch would (NVLink SHARP).
+DeviceId add_nvlink_domain_switch(Topology& t, const ClusterSpec& spec, int d) {
+  Device sw;
+  sw.name = spec.fabric.prefix + "nvlink" + std::to_string(d);
+  sw.kind = DeviceKind::NvSwitch;
+  sw.local_index = d;
+  sw.in_network_reduction = spec.node.nvswitch_reduction;
+  return t.add_device(std::move(sw));
 }
 
 // Builds the fabric of one cluster once its nodes exist.
@@ -544,6 +577,7 @@ NodeSpec node_template(NodeTemplate t) {
   n.nic = row.nic;
   n.nic_ports = link_defaults(row.nic).default_lanes;
   n.transport = row.transport;
+  n.nvlink_domain = row.nvlink_domain;
   return n;
 }
 
@@ -600,6 +634,7 @@ std::vector<SpecProblem> check_cluster_spec(const ClusterSpec& spec) {
   Checker c;
   c.range("nodes", spec.nodes, 1, kLimits.nodes);
   check_node(c, spec.node, spec.fabric.kind != FabricKind::None);
+  check_nvlink_domain(c, spec.node);
   if (spec.nodes >= 1) check_fabric(c, spec.fabric, spec.nodes);
   std::vector<SpecProblem> problems = c.take();
   if (!problems.empty()) return problems;
@@ -614,9 +649,12 @@ void add_cluster(Topology& topology, const ClusterSpec& spec) {
     racks.push_back(topology.add_rack(spec.fabric.prefix + "rack" + std::to_string(r)));
   const int nodes_per_rack = racks.empty() ? 1 : spec.nodes / int(racks.size());
   std::vector<NodeIds> nodes;
+  std::optional<DeviceId> domain_switch;
+  const int domain = spec.node.gpu_interconnect == GpuInterconnect::NvSwitch ? spec.node.nvlink_domain : 1;
   for (int i = 0; i < spec.nodes; ++i) {
     const RackId rack = racks.empty() ? kNoRack : racks[std::size_t(i / nodes_per_rack)];
-    nodes.push_back(add_node(topology, spec.node, spec.prefix + std::to_string(i), rack));
+    if (domain > 1 && i % domain == 0) domain_switch = add_nvlink_domain_switch(topology, spec, i / domain);
+    nodes.push_back(add_node(topology, spec.node, spec.prefix + std::to_string(i), rack, domain_switch));
   }
   FabricBuilder(topology, spec, racks).build(nodes);
 }

@@ -148,7 +148,8 @@ class ClusterReader {
   void read_node(const JsonNode& node, NodeSpec& n) {
     if (!r_.expect_object(node)) return;
     r_.check_keys(node, {"template", "gpus", "gpu_model", "gpu_interconnect", "nvlink", "nvlinks", "nvswitch_reduction",
-                         "cpus", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport"});
+                         "cpus", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport",
+                         "nvlink_domain"});
     if (auto t = r_.optional_member(node, "template", [&](const JsonNode& x) {
           return r_.name<NodeTemplate>(x, find_node_template, "node template", node_template_names());
         }))
@@ -177,6 +178,7 @@ class ClusterReader {
     read_int(node, "pcie_switches", n.pcie_switches);
     read_int(node, "nics", n.nics);
     read_int(node, "nic_ports", n.nic_ports);
+    read_int(node, "nvlink_domain", n.nvlink_domain);
   }
 
   void check_fabric_keys(const JsonNode& node, FabricKind kind) {
@@ -299,15 +301,16 @@ class ClusterReader {
     return it->second++;
   }
 
-  // Placement rules: internal devices need a host and take its rack; fabric switches have no host.
+  // Placement rules: internal devices need a host and take its rack; fabric switches have no host. An
+  // nvswitch may also stand outside every host: the switch of a multi-node NVLink domain (GB200 NVL72).
   void check_placement(const JsonNode& e, DeviceKind kind) {
     const auto host = r_.member(e, "host");
     const auto rack = r_.member(e, "rack");
     const std::string k = in_quotes(to_string(kind));
-    if (is_host_internal(kind) && !host)
+    if (is_host_internal(kind) && kind != DeviceKind::NvSwitch && !host)
       r_.add(child_path(e.path, "host"), "missing required field: expected the host of this " + k +
-                                             " device (gpu, cpu, pcie_switch, nvswitch and nic sit inside a host)");
-    if (is_host_internal(kind) && rack)
+                                             " device (gpu, cpu, pcie_switch and nic sit inside a host)");
+    if (is_host_internal(kind) && host && rack)
       r_.add(rack->path, "a " + k + " device takes the rack of its host: expected no \"rack\" here");
     if (is_fabric_switch(kind) && host)
       r_.add(host->path, "a " + k + " switch is not inside a host: expected no \"host\" (use \"rack\" for a ToR)");

@@ -28,10 +28,12 @@ std::vector<int> hop_counts(const Topology& topology, DeviceId src) {
     for (const Adjacency& adj : topology.neighbors(at)) {
       const Device& peer = topology.device(adj.peer);
       if (dist[adj.peer] != kUnreached) continue;
-      if (is_host_internal(peer.kind) && peer.host != home && peer.kind != DeviceKind::Nic) continue;
+      // Another host's internals are not crossed (devices outside every host, such as a multi-node
+      // NVLink switch, are fabric); its NIC is reached, not crossed.
+      const bool foreign = is_host_internal(peer.kind) && peer.host != kNoHost && peer.host != home;
+      if (foreign && peer.kind != DeviceKind::Nic) continue;
       dist[adj.peer] = dist[at] + 1;
-      // A foreign host's NIC is reached but not crossed.
-      if (is_host_internal(peer.kind) && peer.host != home) continue;
+      if (foreign) continue;
       queue.push_back(adj.peer);
     }
   }

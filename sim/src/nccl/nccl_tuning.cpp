@@ -497,6 +497,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   m.nvlink = true;
   m.gpu = topology.device(ranks.front()).gpu_model;
   bool first = true;
+  bool nvlink_leaves_host = false;  // to a GPU or NVSwitch of another host, or outside every host
   for (DeviceId r : ranks) {
     const Device& dev = topology.device(r);
     m.gpu = older_gpu(m.gpu, dev.gpu_model);  // Generic if any GPU is unnamed, else the oldest
@@ -510,6 +511,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
         nvlinks += link.lanes;
         // the oldest generation among the ranks (NvLink1 .. NvLink5 are in order)
         if (!is_nvlink(m.nvlink_kind) || link.kind < m.nvlink_kind) m.nvlink_kind = link.kind;
+        if (topology.device(adj.peer).host != dev.host) nvlink_leaves_host = true;
       }
       widest = std::max(widest, link.bandwidth);
     }
@@ -522,6 +524,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   const HostGroups groups = group_by_host(topology, ranks);
   m.nodes = int(groups.host.size());
+  m.multi_node_nvlink = m.nodes > 1 && nvlink_leaves_host;
   if (m.nodes > 1) {
     const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;
@@ -719,6 +722,12 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.channels = m.channels;
   choice.chunk = kStepBytes[kSimple];
   choice.name = "ring/simple";
+  if (m.multi_node_nvlink) {
+    choice.unavailable = "multi-node NVLink (an NVLink domain spanning hosts, as in GB200 NVL72) is not modelled "
+                         "under the nccl algorithm: NCCL fuses such a domain into one node (MNNVL); use ring, tree, "
+                         "hierarchical or in_network";
+    return choice;
+  }
   std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
   std::erase_if(all, [&](const NcclEstimate& e) { return !nccl_runs_payload(e.algorithm, payload); });
   if (all.empty()) {

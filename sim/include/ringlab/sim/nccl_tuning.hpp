@@ -40,6 +40,7 @@ struct NcclModel {
   LinkKind nvlink_kind = LinkKind::Custom;  ///< their oldest generation (Custom: the GPU's generation's)
   Bandwidth inter;                   ///< bandwidth leaving a host, fewest over the hosts (0 single node):
                                      ///< NCCL spreads its channels over every NIC of the node
+  bool multi_node_nvlink = false;    ///< ranks on several hosts share NVLink (GB200 NVL72): not modelled
   bool efa = false;                  ///< every host leaves through AWS EFA (Transport::Srd): EFA's
                                      ///< network hop latency replaces NCCL's IB/RoCE one
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under

@@ -7,7 +7,8 @@
 // rail_optimized, racks). Every bandwidth and latency comes from the defaults tables in kinds.hpp via
 // Topology::default_link; the generators only decide which devices exist and how they are wired.
 //
-// Names: hosts "<prefix><i>" ("node3"); devices "node3/gpu5", "node3/nvswitch", "node3/cpu0",
+// Names: hosts "<prefix><i>" ("node3"); devices "node3/gpu5", "node3/nvswitch" (or, for a
+// multi-node NVLink domain, "<fabric prefix>nvlink0" outside the hosts), "node3/cpu0",
 // "node3/pcie1", "node3/nic0"; fabric switches "<fabric prefix>" followed by "switch", "leaf0", "tor0",
 // "spine0", "core0" or "core"; racks "<fabric prefix>rack0". Output is deterministic: the same spec
 // always gives the same ids.
@@ -41,8 +42,9 @@ enum class NodeTemplate : std::uint8_t {
   AzureNdv4, AzureNdmV4, AzureNdv5, AzureNdH200v5,
   GcpA3, GcpA3Mega, GcpA3Ultra,
   OciBmGpu4_8, OciBmGpuH100_8,
+  Gb200Nvl72,
 };
-inline constexpr int kNodeTemplateCount = 20;
+inline constexpr int kNodeTemplateCount = 21;
 
 /// How a node's GPUs talk to each other without PCIe.
 enum class GpuInterconnect : std::uint8_t {
@@ -69,7 +71,12 @@ struct NodeSpec {
   int nics = 1;                           ///< compute NICs; NIC i is rail i
   LinkKind nic = LinkKind::Eth100;        ///< NIC port kind (InfiniBand or Ethernet)
   int nic_ports = 1;                      ///< ports per NIC bonded into its fabric link
-  Transport transport = Transport::Rdma;  ///< rdma or tcp (InfiniBand is always rdma)
+  Transport transport = Transport::Rdma;  ///< rdma, tcp or srd (InfiniBand is always rdma)
+  /// Hosts whose GPUs share one NVLink switch (multi-node NVLink, GB200 NVL72: 18 trays): with more
+  /// than 1, the `nvswitch` interconnect of consecutive groups of this many hosts is one NVSwitch
+  /// outside them, named "<fabric prefix>nvlink<d>", in place of one per host. A node count that it
+  /// does not divide leaves the last domain partly filled (a rack with fewer trays).
+  int nvlink_domain = 1;
 
   /// A default-constructed NodeSpec equals node_template(NodeTemplate::Generic).
   friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
