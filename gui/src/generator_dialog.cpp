@@ -21,7 +21,7 @@ GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
   nodes_->setRange(1, 8192);
   nodes_->setValue(16);
   fabric_ = new QComboBox(this);
-  fabric_->addItems({"leaf_spine", "single_switch", "fat_tree3", "rail_optimized", "racks"});
+  fabric_->addItems({"leaf_spine", "single_switch", "fat_tree3", "rail_optimized", "racks", "dragonfly"});
   per_leaf_ = new QSpinBox(this);
   per_leaf_->setRange(1, 1024);
   per_leaf_->setValue(4);
@@ -31,6 +31,9 @@ GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
   oversubscription_ = new QDoubleSpinBox(this);
   oversubscription_->setRange(1.0, 64.0);
   oversubscription_->setValue(1.0);
+  routers_per_group_ = new QSpinBox(this);
+  routers_per_group_->setRange(1, 1024);
+  routers_per_group_->setValue(2);
   nic_ = new QComboBox(this);
   nic_->addItems({"(template's)", "ib_ndr", "ib_hdr", "ib_edr", "eth400", "eth200", "eth100", "eth25"});
   form->addRow("Node template", template_);
@@ -39,6 +42,7 @@ GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
   form->addRow("Nodes per leaf", per_leaf_);
   form->addRow("Spines", spines_);
   form->addRow("Oversubscription", oversubscription_);
+  form->addRow("Routers per group (dragonfly)", routers_per_group_);
   form->addRow("NIC", nic_);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -51,7 +55,10 @@ nlohmann::json GeneratorDialog::value() const {
   if (nic_->currentIndex() > 0) node["nic"] = nic_->currentText().toStdString();
   nlohmann::json fabric = {{"kind", fabric_->currentText().toStdString()}};
   const std::string kind = fabric["kind"];
-  if (kind != "single_switch") {
+  if (kind == "dragonfly") {
+    fabric["nodes_per_leaf"] = per_leaf_->value();
+    fabric["routers_per_group"] = routers_per_group_->value();
+  } else if (kind != "single_switch") {
     if (kind != "rail_optimized") fabric["nodes_per_leaf"] = per_leaf_->value();
     fabric["spines"] = spines_->value();
     fabric["oversubscription"] = oversubscription_->value();

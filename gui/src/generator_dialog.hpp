@@ -1,6 +1,6 @@
 // GeneratorDialog: the topology module's cluster generators as a form (node template, node count,
-// fabric kind, leaves, spines, oversubscription, NIC kind); value() is the scenario's "generate"
-// object for Editor::generate.
+// fabric kind, leaves, spines, oversubscription, dragonfly routers per group, NIC kind); value() is the
+// scenario's "generate" object for Editor::generate.
 #pragma once
 
 #include <QDialog>
@@ -27,6 +27,7 @@ class GeneratorDialog : public QDialog {
   QSpinBox* per_leaf_ = nullptr;
   QSpinBox* spines_ = nullptr;
   QDoubleSpinBox* oversubscription_ = nullptr;
+  QSpinBox* routers_per_group_ = nullptr;  ///< dragonfly only
   QComboBox* nic_ = nullptr;
 };
 

@@ -162,7 +162,7 @@ TEST_CASE("unknown kinds list the accepted names", "[scenario][bad-input]") {
   CHECK(p.location == "/cluster/generate/fabric/kind");
   CHECK(p.message ==
         "unknown fabric kind \"torus\": expected one of none, single_switch, leaf_spine, fat_tree3, rail_optimized, "
-        "racks");
+        "racks, dragonfly");
 
   p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "b/nic0", "kind": "eth10", "transport": "udp"})"));
   CHECK(p.location == "/cluster/links/4/transport");
@@ -395,6 +395,34 @@ TEST_CASE("bad generator parameters point into the generate block", "[scenario][
   CHECK(p.message == "expected 1 to 64 NVLink links per GPU for gpu_interconnect nvswitch, got 0");
   p = only_problem(generate(R"({"nodes": 100000})"));
   CHECK(p.message == "expected an integer from 1 to 65536, got 100000");
+}
+
+TEST_CASE("bad dragonfly parameters point into the fabric object", "[scenario][bad-input]") {
+  Problem p = only_problem(
+      generate(R"({"nodes": 12, "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2, "routers_per_group": 4}})"));
+  CHECK(p.location == "/cluster/generate/fabric/routers_per_group");
+  CHECK(p.message == "4 does not divide the number of routers (6): expected a divisor of 6");
+  p = only_problem(
+      generate(R"({"nodes": 12, "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2, "routers_per_group": 6}})"));
+  CHECK(p.location == "/cluster/generate/fabric/routers_per_group");
+  CHECK(p.message ==
+        "6 puts all 6 routers in one group: expected at least 2 groups (at most 3 routers per group)");
+  p = only_problem(generate(R"({"nodes": 12, "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2,
+                                                        "routers_per_group": 2, "global_links": 0}})"));
+  CHECK(p.location == "/cluster/generate/fabric/global_links");
+  CHECK(p.message == "expected an integer from 1 to 4096, got 0");
+  p = only_problem(generate(R"({"nodes": 12, "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2}})"));
+  CHECK(p.location == "/cluster/generate/fabric/routers_per_group");
+  CHECK(p.message == "missing required field: expected the number of routers in each dragonfly group");
+  p = only_problem(generate(R"({"nodes": 12, "fabric": {"kind": "dragonfly", "routers_per_group": 2}})"));
+  CHECK(p.location == "/cluster/generate/fabric/nodes_per_leaf");
+  CHECK(p.message == "missing required field: expected the number of nodes on each dragonfly router");
+  p = only_problem(generate(
+      R"({"nodes": 12, "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2, "routers_per_group": 2, "spines": 2}})"));
+  CHECK(p.location == "/cluster/generate/fabric/spines");
+  CHECK(p.message ==
+        "unknown key \"spines\" for fabric kind dragonfly: expected one of kind, prefix, in_network_reduction, "
+        "nodes_per_leaf, routers_per_group, global_links, uplink, uplinks");
 }
 
 TEST_CASE("several problems are reported together, in document order", "[scenario][bad-input]") {

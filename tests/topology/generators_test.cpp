@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <string>
 
@@ -431,6 +432,125 @@ TEST_CASE("racks: two racks of 4 hosts on 10GbE TCP, ToRs with 1x eth40 (40 Gbps
   CHECK(peers(t, "core") == std::vector<std::string>{"tor0", "tor1"});
 }
 
+namespace {
+
+/// A dragonfly of `groups` x `per_group` routers with `per_router` nodes each.
+ClusterSpec dragonfly(int groups, int per_group, int per_router, int global_links, NodeTemplate tmpl) {
+  ClusterSpec spec = cluster(groups * per_group * per_router, tmpl, FabricKind::Dragonfly);
+  spec.fabric.nodes_per_leaf = per_router;
+  spec.fabric.routers_per_group = per_group;
+  spec.fabric.global_links = global_links;
+  return spec;
+}
+
+/// Router-to-router links split by whether both ends sit in the same group (rack).
+struct RouterLinks {
+  std::vector<Link> local, global;
+};
+RouterLinks router_links(const Topology& t) {
+  RouterLinks out;
+  for (const Link& l : links_between(t, DeviceKind::Leaf, DeviceKind::Leaf))
+    (t.device(l.a).rack == t.device(l.b).rack ? out.local : out.global).push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("dragonfly, 3 groups x 2 routers x 2 generic nodes: routers g<g>r<r>, 3 local and 3 global eth100 links",
+          "[generators]") {
+  const Topology t = make_cluster(dragonfly(3, 2, 2, 1, NodeTemplate::Generic));
+  CHECK(t.host_count() == 12);
+  CHECK(count_devices(t, DeviceKind::Leaf) == 6);
+  CHECK(count_devices(t, DeviceKind::Spine) == 0);
+  CHECK(count_devices(t, DeviceKind::Core) == 0);
+  REQUIRE(t.rack_count() == 3);  // one rack per group
+  const Device& router = t.device(t.device_by_name("g1r0"));
+  CHECK(router.tier == 1);
+  CHECK(router.rack == 1);
+  CHECK(router.host == kNoHost);
+  CHECK(t.find_device("g2r1"));
+  CHECK_FALSE(t.find_device("g3r0"));
+  // node i on router i / 2: node5 on router 2 = g1r0, in group 1's rack.
+  CHECK(linked(t, "node5/nic0", "g1r0"));
+  CHECK(t.host(5).rack == 1);
+  CHECK(downlink_bandwidth(t, "g1r0") == 200_Gbps);  // 2 nodes x 1 eth100 NIC
+
+  const RouterLinks links = router_links(t);
+  CHECK(links.local.size() == 3);   // 3 groups x 2*1/2
+  CHECK(links.global.size() == 3);  // 1 x 3*2/2 pairs of groups
+  for (const Link& l : t.links()) {
+    if (t.device(l.a).kind != DeviceKind::Leaf || t.device(l.b).kind != DeviceKind::Leaf) continue;
+    CHECK(l.kind == LinkKind::Eth100);  // the NIC kind when no uplink is given
+    CHECK(l.bandwidth == 100_Gbps);
+    CHECK(l.transport == Transport::Rdma);
+  }
+  CHECK(linked(t, "g0r0", "g0r1"));
+  CHECK(linked(t, "g2r0", "g2r1"));
+}
+
+TEST_CASE("dragonfly: g(r(r-1)/2) local links, global_links per pair of groups, globals balanced over each group's "
+          "routers",
+          "[generators]") {
+  struct Case {
+    int groups, per_group, per_router, global_links;
+    std::size_t local, global;
+  };
+  const Case c = GENERATE(Case{3, 2, 2, 1, 3, 3},     // each group: 2 global ends on 2 routers
+                          Case{4, 2, 1, 1, 4, 6},     // 3 ends on 2 routers: 2 and 1
+                          Case{5, 4, 1, 3, 30, 30},   // 12 ends on 4 routers: 3 each
+                          Case{4, 3, 2, 2, 12, 12});  // 6 ends on 3 routers: 2 each
+  CAPTURE(c.groups, c.per_group, c.per_router, c.global_links);
+  const Topology t =
+      make_cluster(dragonfly(c.groups, c.per_group, c.per_router, c.global_links, NodeTemplate::Generic));
+  CHECK(count_devices(t, DeviceKind::Leaf) == std::size_t(c.groups * c.per_group));
+  const RouterLinks links = router_links(t);
+  CHECK(links.local.size() == c.local);
+  CHECK(links.global.size() == c.global);
+
+  std::map<std::pair<RackId, RackId>, int> per_pair;
+  std::map<DeviceId, int> per_router;
+  for (DeviceId id = 0; id < t.device_count(); ++id)
+    if (t.device(id).kind == DeviceKind::Leaf) per_router[id] = 0;
+  for (const Link& l : links.global) {
+    const RackId a = t.device(l.a).rack, b = t.device(l.b).rack;
+    ++per_pair[{std::min(a, b), std::max(a, b)}];
+    ++per_router[l.a];
+    ++per_router[l.b];
+  }
+  CHECK(per_pair.size() == std::size_t(c.groups * (c.groups - 1) / 2));  // every pair of groups joined
+  for (const auto& [pair, count] : per_pair) CHECK(count == c.global_links);
+  for (RackId g = 0; g < RackId(c.groups); ++g) {
+    int lo = 1 << 30, hi = 0;
+    for (const auto& [id, count] : per_router) {
+      if (t.device(id).rack != g) continue;
+      lo = std::min(lo, count);
+      hi = std::max(hi, count);
+    }
+    CAPTURE(g);
+    CHECK(hi - lo <= 1);
+    CHECK(lo >= (c.global_links * (c.groups - 1)) / c.per_group);
+  }
+}
+
+TEST_CASE("dragonfly of DGX H100: all 8 NICs of a node on its router; uplink kind, bonded ports, prefix, SHARP",
+          "[generators]") {
+  ClusterSpec spec = dragonfly(2, 2, 1, 2, NodeTemplate::DgxH100);
+  spec.fabric.uplink = LinkKind::IbNdr;
+  spec.fabric.uplinks = 2;
+  spec.fabric.prefix = "df-";
+  spec.fabric.in_network_reduction = true;
+  REQUIRE(check_cluster_spec(spec).empty());
+  const Topology t = make_cluster(spec);
+  CHECK(t.find_rack("df-rack1"));
+  for (int r = 0; r < 8; ++r) CHECK(linked(t, "node3/nic" + std::to_string(r), "df-g1r1"));
+  CHECK(downlink_bandwidth(t, "df-g1r1") == 3200_Gbps);  // 8 x 400 Gb/s
+  const RouterLinks links = router_links(t);
+  CHECK(links.local.size() == 2);
+  CHECK(links.global.size() == 2);  // global_links 2 between the only pair of groups
+  for (const Link& l : links.global) CHECK(l.bandwidth == 800_Gbps);  // 2 NDR ports bonded
+  CHECK(t.device(t.device_by_name("df-g0r1")).in_network_reduction);
+}
+
 TEST_CASE("in_network_reduction marks every fabric switch, and prefixes keep two clusters apart", "[generators]") {
   ClusterSpec a = cluster(4, NodeTemplate::DgxH100, FabricKind::LeafSpine);
   a.fabric.nodes_per_leaf = 2;
@@ -521,6 +641,54 @@ TEST_CASE("check_cluster_spec names each bad field as in scenario files", "[gene
     s.fabric.spines = 0;
     s.node.nics = 0;
     CHECK(fields(check_cluster_spec(s)) == std::vector<std::string>{"node/nics", "fabric/spines"});
+  }
+  SECTION("dragonfly: nodes_per_leaf divides the nodes, routers_per_group the routers, at least 2 groups") {
+    ClusterSpec s = dragonfly(3, 2, 2, 1, NodeTemplate::Generic);  // 12 nodes, 6 routers
+    REQUIRE(check_cluster_spec(s).empty());
+    s.fabric.nodes_per_leaf = 5;
+    auto p = check_cluster_spec(s);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].field == "fabric/nodes_per_leaf");
+    CHECK(p[0].message == "5 does not divide the number of nodes (12): expected a divisor of 12");
+    s.fabric.nodes_per_leaf = 2;
+    s.fabric.routers_per_group = 4;
+    p = check_cluster_spec(s);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].field == "fabric/routers_per_group");
+    CHECK(p[0].message == "4 does not divide the number of routers (6): expected a divisor of 6");
+    s.fabric.routers_per_group = 6;
+    p = check_cluster_spec(s);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].field == "fabric/routers_per_group");
+    CHECK(p[0].message ==
+          "6 puts all 6 routers in one group: expected at least 2 groups (at most 3 routers per group)");
+    s.fabric.routers_per_group = 0;
+    s.fabric.global_links = 0;
+    s.fabric.uplink = LinkKind::Pcie5;
+    p = check_cluster_spec(s);
+    CHECK(fields(p) == std::vector<std::string>{"fabric/routers_per_group", "fabric/global_links", "fabric/uplink"});
+    CHECK(p[0].message == "expected an integer from 1 to 4096, got 0");
+    CHECK(p[1].message == "expected an integer from 1 to 4096, got 0");
+    CHECK(p[2].message == "link kind \"pcie5\" is not an InfiniBand or Ethernet port kind");
+    ClusterSpec unset = cluster(12, NodeTemplate::Generic, FabricKind::Dragonfly);  // no counts given
+    CHECK(fields(check_cluster_spec(unset)) ==
+          std::vector<std::string>{"fabric/nodes_per_leaf", "fabric/routers_per_group"});
+  }
+  SECTION("dragonfly: one router cannot make two groups; a typo-sized dragonfly is refused") {
+    ClusterSpec one = dragonfly(1, 1, 2, 1, NodeTemplate::Generic);  // 2 nodes on one router
+    auto p = check_cluster_spec(one);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].field == "fabric/nodes_per_leaf");
+    CHECK(p[0].message ==
+          "2 puts all 2 nodes on one router: expected at least 2 routers (a dragonfly has at least 2 groups)");
+    ClusterSpec huge = dragonfly(65536, 1, 1, 1, NodeTemplate::Generic);
+    p = check_cluster_spec(huge);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].field == "fabric");
+    // 65536 groups of one router: 65536 x 65535 / 2 global links, no local ones.
+    CHECK(p[0].message ==
+          "the dragonfly would have 2147450880 router-to-router links: expected at most 4000000 (fewer routers or "
+          "global_links)");
   }
   SECTION("a typo-sized cluster is refused before building it") {
     ClusterSpec s = cluster(65536, NodeTemplate::V100x4, FabricKind::None);

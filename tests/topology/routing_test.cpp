@@ -32,6 +32,21 @@ ClusterSpec generated(int nodes, NodeTemplate node, FabricKind fabric, int nodes
   return spec;
 }
 
+/// `groups` x `per_group` dragonfly routers with one generic node (one NIC) each, one global link per pair.
+ClusterSpec dragonfly(int groups, int per_group) {
+  ClusterSpec spec = generated(groups * per_group, NodeTemplate::Generic, FabricKind::Dragonfly, 1);
+  spec.fabric.routers_per_group = per_group;
+  return spec;
+}
+
+/// Hops of a route from one router to another (dragonfly local or global links).
+int router_to_router_hops(const Topology& t, const Route& r) {
+  const auto is_router = [&](DeviceId d) { return t.device(d).kind == DeviceKind::Leaf; };
+  int n = 0;
+  for (DirectionId c : r.directions) n += is_router(t.direction_source(c)) && is_router(t.direction_target(c));
+  return n;
+}
+
 /// The rules every route must follow: it is a connected walk from src to dst of hops(src, dst) links,
 /// no GPU inside it, and only the two end hosts' internals on it.
 void check_route_rules(const Topology& t, const Router& router, DeviceId src, DeviceId dst, const Route& r) {
@@ -56,7 +71,7 @@ TEST_CASE("generated clusters: every route follows the rules, path_count matches
                                     generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
                                     generated(4, NodeTemplate::DgxA100, FabricKind::RailOptimized),
                                     generated(8, NodeTemplate::Pcie8, FabricKind::FatTree3, 2),
-                                    generated(4, NodeTemplate::Generic, FabricKind::Racks, 2));
+                                    generated(4, NodeTemplate::Generic, FabricKind::Racks, 2), dragonfly(3, 2));
   const Topology t = make_cluster(spec);
   const Router router(t);
   const std::vector<DeviceId> gpus = t.gpus();
@@ -76,6 +91,52 @@ TEST_CASE("generated clusters: every route follows the rules, path_count matches
       }
       CHECK(distinct.size() == all.size());
     }
+}
+
+TEST_CASE("dragonfly, 4 groups x 3 routers: every shortest route crosses at most local-global-local (3 router "
+          "links) between groups, exactly 1 local link within a group",
+          "[routing]") {
+  const Topology t = make_cluster(dragonfly(4, 3));
+  const Router router(t);
+  const auto group = [&](DeviceId nic) { return t.host(t.device(nic).host).rack; };
+  std::vector<DeviceId> nics;
+  for (DeviceId id = 0; id < t.device_count(); ++id)
+    if (t.device(id).kind == DeviceKind::Nic) nics.push_back(id);
+  REQUIRE(nics.size() == 12);
+  for (DeviceId src : nics)
+    for (DeviceId dst : nics) {
+      if (src == dst) continue;
+      CAPTURE(t.device(src).name, t.device(dst).name);
+      const std::vector<Route> routes = router.all_routes(src, dst);
+      REQUIRE_FALSE(routes.empty());
+      for (const Route& r : routes) {
+        const int between = router_to_router_hops(t, r);
+        CHECK(int(r.directions.size()) == between + 2);  // nic -> router ... router -> nic
+        if (group(src) == group(dst)) {
+          CHECK(between == 1);
+        } else {
+          CHECK(between >= 1);
+          CHECK(between <= 3);
+        }
+      }
+    }
+}
+
+TEST_CASE("dragonfly routing counts hops, not link classes: an equally short path through a third group is an ECMP "
+          "choice too",
+          "[routing]") {
+  // 3 groups x 2 routers, globals taken round-robin per group in pair order (0,1), (0,2), (1,2):
+  // g0r0-g1r0, g0r1-g2r0, g1r1-g2r1. From g0r0 to g2r1: local-global-local over g0r1, g2r0, or
+  // global-local-global over g1r0, g1r1; both 3 router links.
+  const Topology t = make_cluster(dragonfly(3, 2));
+  const Router router(t);
+  const DeviceId src = t.device_by_name("node0/nic0"), dst = t.device_by_name("node5/nic0");
+  CHECK(router.hops(src, dst) == 5);
+  CHECK(router.path_count(src, dst) == 2);
+  std::set<std::string> via;
+  for (const Route& r : router.all_routes(src, dst))
+    for (DeviceId d : devices_on(t, r)) via.insert(t.device(d).name);
+  CHECK(via == std::set<std::string>{"g0r0", "g0r1", "g2r0", "g1r0", "g1r1", "g2r1", "node5/nic0"});
 }
 
 TEST_CASE("two hosts through one switch: gpu, nic, switch, nic, gpu; latency summed, bottleneck the "

@@ -180,6 +180,27 @@ TEST_CASE("explicit switches with racks and SHARP, and an extra NIC added to a g
   CHECK(link_between(t, "node1/nic0", "tor").transport == Transport::Rdma);
 }
 
+TEST_CASE("a dragonfly generate block: 3 groups x 2 routers x 2 nodes, eth400 local and global links", "[scenario]") {
+  const Scenario s = parse_scenario(with_cluster(R"({"generate": {
+      "nodes": 12, "node": {"template": "generic", "nic": "eth200"},
+      "fabric": {"kind": "dragonfly", "nodes_per_leaf": 2, "routers_per_group": 2, "global_links": 2,
+                 "uplink": "eth400", "prefix": "sx-"}}})"),
+                                    "dragonfly.json");
+  const Topology& t = s.cluster;
+  CHECK(t.host_count() == 12);
+  CHECK(t.gpus().size() == 96);
+  CHECK(t.rack_count() == 3);
+  CHECK(t.find_rack("sx-rack2"));
+  CHECK(link_between(t, "node11/nic0", "sx-g2r1").bandwidth == 200_Gbps);
+  const Link& local = link_between(t, "sx-g1r0", "sx-g1r1");
+  CHECK(local.kind == LinkKind::Eth400);
+  CHECK(local.bandwidth == 400_Gbps);
+  int router_links = 0;
+  for (const Link& l : t.links())
+    router_links += t.device(l.a).kind == DeviceKind::Leaf && t.device(l.b).kind == DeviceKind::Leaf;
+  CHECK(router_links == 3 + 2 * 3);  // 3 groups x 1 local link, 2 global links x 3 pairs of groups
+}
+
 TEST_CASE("AWS EFA: transport \"srd\" (or \"efa\") on Ethernet ports, with RDMA's overhead", "[scenario]") {
   const Scenario s = parse_scenario(with_cluster(R"({
       "generate": {"nodes": 2, "node": {"template": "generic", "nic": "eth100", "transport": "efa"},

@@ -150,8 +150,8 @@ static_assert(
     "kTemplates rows must be in NodeTemplate order");
 
 constexpr std::array<std::string_view, 3> kInterconnectNames{"none", "nvswitch", "all_to_all"};
-constexpr std::array<std::string_view, 6> kFabricNames{"none",      "single_switch",  "leaf_spine",
-                                                       "fat_tree3", "rail_optimized", "racks"};
+constexpr std::array<std::string_view, 7> kFabricNames{"none",           "single_switch", "leaf_spine", "fat_tree3",
+                                                       "rail_optimized", "racks",         "dragonfly"};
 
 // Sanity limits against typos ("nodes": 1000000) that would exhaust memory; not hardware limits.
 struct Limits {
@@ -287,9 +287,47 @@ void check_oversubscription(Checker& c, double ratio) {
                                        " (downlink / uplink bandwidth), got " + format_number(ratio));
 }
 
+// Router-to-router links of a dragonfly: r(r-1)/2 local links in each of g groups, plus
+// global_links per pair of groups. Preconditions: every count is in range and divides.
+std::int64_t dragonfly_link_count(const FabricSpec& f, int nodes) {
+  const std::int64_t routers = nodes / f.nodes_per_leaf, r = f.routers_per_group, g = routers / r;
+  return g * r * (r - 1) / 2 + std::int64_t(f.global_links) * g * (g - 1) / 2;
+}
+
+// At least two groups: routers / routers_per_group >= 2. Precondition: routers_per_group divides routers.
+void check_dragonfly_groups(Checker& c, const FabricSpec& f, int nodes, int routers) {
+  if (routers / f.routers_per_group >= 2) return;
+  if (routers < 2)
+    return c.add("fabric/nodes_per_leaf", std::to_string(f.nodes_per_leaf) + " puts all " + std::to_string(nodes) +
+                                              " nodes on one router: expected at least 2 routers (a dragonfly has at "
+                                              "least 2 groups)");
+  c.add("fabric/routers_per_group", std::to_string(f.routers_per_group) + " puts all " + std::to_string(routers) +
+                                        " routers in one group: expected at least 2 groups (at most " +
+                                        std::to_string(routers / 2) + " routers per group)");
+}
+
+void check_dragonfly(Checker& c, const FabricSpec& f, int nodes) {
+  c.range("fabric/routers_per_group", f.routers_per_group, 1, kLimits.switches);
+  c.range("fabric/global_links", f.global_links, 1, kLimits.switches);
+  c.range("fabric/uplinks", f.uplinks, 1, kLimits.lanes);
+  check_uplink(c, f);
+  const bool counts_ok = f.nodes_per_leaf >= 1 && nodes % f.nodes_per_leaf == 0 && f.routers_per_group >= 1 &&
+                         f.routers_per_group <= kLimits.switches && f.global_links >= 1 &&
+                         f.global_links <= kLimits.switches;
+  if (!counts_ok) return;
+  const int routers = nodes / f.nodes_per_leaf;
+  if (routers % f.routers_per_group != 0)
+    return c.divides("fabric/routers_per_group", f.routers_per_group, routers, "number of routers");
+  check_dragonfly_groups(c, f, nodes, routers);
+  const std::int64_t links = dragonfly_link_count(f, nodes);
+  if (links <= kLimits.links) return;
+  c.add("fabric", "the dragonfly would have " + std::to_string(links) + " router-to-router links: expected at most " +
+                      std::to_string(kLimits.links) + " (fewer routers or global_links)");
+}
+
 void check_fabric(Checker& c, const FabricSpec& f, int nodes) {
-  const bool leaf_based =
-      f.kind == FabricKind::LeafSpine || f.kind == FabricKind::FatTree3 || f.kind == FabricKind::Racks;
+  const bool leaf_based = f.kind == FabricKind::LeafSpine || f.kind == FabricKind::FatTree3 ||
+                          f.kind == FabricKind::Racks || f.kind == FabricKind::Dragonfly;
   if (leaf_based) {
     c.range("fabric/nodes_per_leaf", f.nodes_per_leaf, 1, kLimits.nodes);
     c.divides("fabric/nodes_per_leaf", f.nodes_per_leaf, nodes, "number of nodes");
@@ -325,6 +363,7 @@ void check_fabric(Checker& c, const FabricSpec& f, int nodes) {
       c.range("fabric/uplinks", f.uplinks, 1, kLimits.lanes);
       check_uplink(c, f);
       return;
+    case FabricKind::Dragonfly: return check_dragonfly(c, f, nodes);
   }
 }
 
@@ -428,6 +467,7 @@ class FabricBuilder {
       case FabricKind::FatTree3: return fat_tree3(nodes);
       case FabricKind::RailOptimized: return rail_optimized(nodes);
       case FabricKind::Racks: return racks(nodes);
+      case FabricKind::Dragonfly: return dragonfly(nodes);
     }
   }
 
@@ -537,6 +577,30 @@ class FabricBuilder {
     for (DeviceId tor : tors) up(tor, core, f_.uplinks);
   }
 
+  // Routers "g<group>r<router>" (leaves, one rack per group); node i on router i / nodes_per_leaf; every
+  // router pair of a group joined by a local link; global_links per pair of groups, each end taken
+  // round-robin from its group's routers, so a group's routers carry global links within one of each other.
+  void dragonfly(const std::vector<NodeIds>& nodes) {
+    const int per_group = f_.routers_per_group;
+    const int groups = spec_.nodes / f_.nodes_per_leaf / per_group;
+    std::vector<DeviceId> routers;
+    for (int g = 0; g < groups; ++g)
+      for (int r = 0; r < per_group; ++r)
+        routers.push_back(add_switch(DeviceKind::Leaf, "g" + std::to_string(g) + "r" + std::to_string(r),
+                                     g * per_group + r, rack_of_leaf(g)));
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (DeviceId nic : nodes[i].nics) down(nic, routers[i / std::size_t(f_.nodes_per_leaf)]);
+    auto router = [&](int group, int index) { return routers[std::size_t(group * per_group + index)]; };
+    for (int g = 0; g < groups; ++g)
+      for (int a = 0; a < per_group; ++a)
+        for (int b = a + 1; b < per_group; ++b) up(router(g, a), router(g, b), f_.uplinks);
+    std::vector<int> next(std::size_t(groups), 0);  // next router of each group to take a global link
+    auto take = [&](int group) { return router(group, next[std::size_t(group)]++ % per_group); };
+    for (int g = 0; g < groups; ++g)
+      for (int h = g + 1; h < groups; ++h)
+        for (int k = 0; k < f_.global_links; ++k) up(take(g), take(h), f_.uplinks);
+  }
+
   Topology& t_;
   const ClusterSpec& spec_;
   const FabricSpec& f_;
@@ -549,6 +613,7 @@ int rack_count(const ClusterSpec& s) {
     case FabricKind::None: return 0;
     case FabricKind::SingleSwitch: return 1;
     case FabricKind::RailOptimized: return s.fabric.nodes_per_group > 0 ? s.nodes / s.fabric.nodes_per_group : 1;
+    case FabricKind::Dragonfly: return s.nodes / s.fabric.nodes_per_leaf / s.fabric.routers_per_group;
     default: return s.nodes / s.fabric.nodes_per_leaf;
   }
 }

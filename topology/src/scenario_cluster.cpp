@@ -202,6 +202,11 @@ class ClusterReader {
       case FabricKind::Racks:
         return r_.check_keys(node, {"kind", "prefix", "in_network_reduction", "nodes_per_leaf", "uplink", "uplinks"},
                              context);
+      case FabricKind::Dragonfly:
+        return r_.check_keys(node,
+                             {"kind", "prefix", "in_network_reduction", "nodes_per_leaf", "routers_per_group",
+                              "global_links", "uplink", "uplinks"},
+                             context);
     }
   }
 
@@ -215,7 +220,12 @@ class ClusterReader {
     check_fabric_keys(node, f.kind);
     const bool leaf_based =
         f.kind == FabricKind::LeafSpine || f.kind == FabricKind::FatTree3 || f.kind == FabricKind::Racks;
-    if (leaf_based) r_.required(node, "nodes_per_leaf", "the number of nodes under each leaf (ToR) switch");
+    if (f.kind == FabricKind::Dragonfly) {
+      r_.required(node, "nodes_per_leaf", "the number of nodes on each dragonfly router");
+      r_.required(node, "routers_per_group", "the number of routers in each dragonfly group");
+    } else if (leaf_based) {
+      r_.required(node, "nodes_per_leaf", "the number of nodes under each leaf (ToR) switch");
+    }
     if (auto n = r_.member(node, "prefix")) {
       if (auto text = r_.string(*n, "a switch and rack name prefix")) f.prefix = *text;
     }
@@ -226,6 +236,8 @@ class ClusterReader {
     read_int(node, "cores", f.cores);
     read_int(node, "nodes_per_group", f.nodes_per_group);
     read_int(node, "uplinks", f.uplinks);
+    read_int(node, "routers_per_group", f.routers_per_group);
+    read_int(node, "global_links", f.global_links);
     if (auto v = r_.optional_member(node, "oversubscription", [&](const JsonNode& x) { return r_.number(x); }))
       f.oversubscription = *v;
     if (auto k = r_.optional_member(node, "uplink", [&](const JsonNode& x) { return link_kind(x); })) f.uplink = *k;

@@ -4,14 +4,14 @@
 // NodeSpec, normally taken from a named template (dgx_h100, dgx_a100, pcie8, v100x4, generic, and the
 // catalogue of DGX and rented cloud nodes: dgx_h200, aws_p5, azure_ndv5, gcp_a3_mega, ...) and then
 // overridden field by field; a fabric by a FabricSpec (single_switch, leaf_spine, fat_tree3,
-// rail_optimized, racks). Every bandwidth and latency comes from the defaults tables in kinds.hpp via
+// rail_optimized, racks, dragonfly). Every bandwidth and latency comes from the defaults tables in kinds.hpp via
 // Topology::default_link; the generators only decide which devices exist and how they are wired.
 //
 // Names: hosts "<prefix><i>" ("node3"); devices "node3/gpu5", "node3/nvswitch" (or, for a
 // multi-node NVLink domain, "<fabric prefix>nvlink0" outside the hosts), "node3/cpu0",
 // "node3/pcie1", "node3/nic0"; fabric switches "<fabric prefix>" followed by "switch", "leaf0", "tor0",
-// "spine0", "core0" or "core"; racks "<fabric prefix>rack0". Output is deterministic: the same spec
-// always gives the same ids.
+// "spine0", "core0", "core" or, for dragonfly routers, "g<group>r<router>" ("g2r0"); racks
+// "<fabric prefix>rack0". Output is deterministic: the same spec always gives the same ids.
 //
 // One logical NVSwitch per node: the physical NVSwitch chips of a DGX/HGX baseboard (4 on H100, 6 on
 // A100) each carry a slice of every GPU's NVLinks and are used in parallel by the hardware. Routing
@@ -82,22 +82,31 @@ struct NodeSpec {
   friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
 };
 
-enum class FabricKind : std::uint8_t { None, SingleSwitch, LeafSpine, FatTree3, RailOptimized, Racks };
+enum class FabricKind : std::uint8_t { None, SingleSwitch, LeafSpine, FatTree3, RailOptimized, Racks, Dragonfly };
 
 /// The network joining the NICs of a cluster's nodes. Fields a kind does not use are ignored.
 /// Uplink lane counts are derived from `oversubscription` = (downlink bandwidth of a leaf) /
 /// (uplink bandwidth of that leaf): the uplink port count is rounded *up*, then spread evenly over the
 /// upper switches (again rounded up), so the achieved ratio is never worse than the one asked for.
+///
+/// Dragonfly (HPE Slingshot, Cray EX): routers in groups of `routers_per_group`, all-to-all "local"
+/// links inside a group, `global_links` links between every pair of groups spread round-robin over
+/// each group's routers; node i's NICs all go to router i / nodes_per_leaf; one rack per group. Local
+/// and global links are of kind `uplink` with `uplinks` ports bonded. Routing stays shortest-path in
+/// hops with ECMP: minimal routing, at most local-global-local, though an equally short path through a
+/// third group is an ECMP choice too; adaptive (non-minimal) routing is not modelled.
 struct FabricSpec {
   FabricKind kind = FabricKind::SingleSwitch;
-  int nodes_per_leaf = 0;             ///< leaf_spine, fat_tree3, racks (hosts per rack); must divide nodes
+  int nodes_per_leaf = 0;             ///< per leaf (ToR, dragonfly router); must divide nodes; not rail_optimized
   int spines = 2;                     ///< leaf_spine, rail_optimized (0 allowed with one group); fat_tree3: per pod
   double oversubscription = 1.0;      ///< >= 1, at the leaf tier (leaf_spine, fat_tree3, rail_optimized)
   int leaves_per_pod = 2;             ///< fat_tree3; must divide the number of leaves
   int cores = 2;                      ///< fat_tree3 core switches (the aggregation->core tier is non-blocking)
   int nodes_per_group = 0;            ///< rail_optimized nodes per rail group (scalable unit); 0 = all nodes
   std::optional<LinkKind> uplink;     ///< kind of switch-to-switch links; default: the nodes' NIC kind
-  int uplinks = 1;                    ///< racks: ports bonded in each ToR-to-core uplink
+  int uplinks = 1;                    ///< ports bonded in each racks ToR-to-core / dragonfly router-to-router link
+  int routers_per_group = 0;          ///< dragonfly; must divide the routers (nodes / nodes_per_leaf)
+  int global_links = 1;               ///< dragonfly links joining each pair of groups, >= 1
   bool in_network_reduction = false;  ///< set on every fabric switch (SHARP)
   std::string prefix;                 ///< prepended to switch and rack names
 };
