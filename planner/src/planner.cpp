@@ -380,6 +380,9 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     if (report.best_algorithm == sim::Algorithm::Nccl)
       report.reasons.push_back("NCCL's own choice (" + report.nccl_choice +
                                ") is fastest: leave NCCL_ALGO and NCCL_PROTO unset and let its tuner pick.");
+    else if (nccl_algorithm_name(report.best_algorithm).empty() && report.nccl_choice.starts_with("not applicable"))
+      report.reasons.push_back("NCCL does not run " + plan.algorithm + ", and what NCCL would pick is unknown here (" +
+                               report.nccl_choice + "); the graph files pin the planned ring.");
     else if (nccl_algorithm_name(report.best_algorithm).empty())
       report.reasons.push_back("NCCL does not run " + plan.algorithm + "; under NCCL its tuner picks " + report.nccl_choice +
                                ", so the graph files pin the planned ring instead.");
