@@ -393,7 +393,6 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
   return Algorithm::Ring;
 }
 
-
 }  // namespace
 
 
