@@ -16,6 +16,7 @@
 #include "collective_fixtures.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/simulator.hpp"
+#include "ringlab/topology/generators.hpp"
 
 using namespace ringlab;
 using namespace ringlab::sim;
@@ -164,6 +165,42 @@ TEST_CASE("in_network allreduce, SHARP leaf: alpha up + N/B + alpha down + N/B",
   const double alpha = (kOverhead + 2 * kLatency).seconds();
   const Result r = simulate(c, allreduce(Algorithm::InNetwork, n));
   CHECK(r.time.seconds() == Approx(2.0 * (alpha + wire(double(n.count())))).epsilon(1e-9));
+}
+
+TEST_CASE("in_network allreduce, SHARP on leaves and spines: an aggregation tree, each uplink carries N once",
+          "[analytic]") {
+  // 4 one-GPU nodes, 2 per leaf, 200 Gb/s HDR everywhere (each leaf has one 25 GB/s port to each of 2
+  // spines). The root is a spine (4 hops from every GPU; a leaf is 5 from the far ones). Each leaf
+  // sums its 2 nodes and sends N up once; the spine sums the 2 leaves and sends N down each leaf once.
+  // Four stages of N/k at 25 GB/s on distinct link directions, each connection one piece at a time:
+  // k pieces take (k + 3) N / (k B). Sending to the spine directly would put 2N on each uplink.
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node.gpus = 1;
+  spec.node.nics = 1;
+  spec.node.nic = LinkKind::IbHdr;
+  spec.fabric.kind = FabricKind::LeafSpine;
+  spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.spines = 2;
+  spec.fabric.in_network_reduction = true;
+  const Topology t = make_cluster(spec);
+  const double b = 25e9;
+  const double n = double(std::int64_t(1) << 30);
+  for (const int k : {1, 4}) {
+    CollectiveSpec c = allreduce(Algorithm::InNetwork, Bytes{std::int64_t(n)});
+    c.chunk = Bytes{std::int64_t(n) / k};
+    const Schedule s = build_schedule(t, t.gpus(), c);
+    REQUIRE(s.check().empty());
+    SimOptions o = no_compute();
+    o.link_latencies = false;
+    const Result r = Simulator(t, o).run(s);
+    CHECK(r.time.seconds() == Approx((k + 3) * n / (k * b)).epsilon(1e-9));
+    for (const DirectionStats& d : r.directions) {
+      const Device& from = t.device(t.direction_source(d.direction));
+      const Device& to = t.device(t.direction_target(d.direction));
+      if (from.kind == DeviceKind::Leaf && to.kind == DeviceKind::Spine) CHECK((d.bytes.count() == 0 || d.bytes.count() == std::int64_t(n)));
+    }
+  }
 }
 
 // Two-level collectives on leaf_cluster nodes: GPUs of a node meet on its NVSwitch (GPU - NVSwitch

@@ -40,6 +40,69 @@ std::vector<int> hop_counts(const Topology& topology, DeviceId src) {
   return dist;
 }
 
+/// SHARP's aggregation tree over the reducing switches: each rank reports to the first switch with
+/// in_network_reduction on its shortest path to the root, each such switch to the next one on the
+/// way, the root to none. Paths follow decreasing hop count from the root (the first such neighbour
+/// in adjacency order), never through a GPU. Index 0 is the root.
+struct AggregationTree {
+  std::vector<DeviceId> switches;
+  std::vector<int> parent;       ///< per switch: its parent's index, -1 for the root
+  std::vector<int> depth;        ///< per switch: hops from the root
+  std::vector<int> rank_switch;  ///< per rank position: the index of the switch it reports to
+};
+
+AggregationTree aggregation_tree(const Topology& topology, std::span<const DeviceId> ranks, DeviceId root) {
+  std::vector<int> dist(topology.device_count(), kUnreached);
+  dist[root] = 0;
+  std::deque<DeviceId> queue{root};
+  while (!queue.empty()) {
+    const DeviceId at = queue.front();
+    queue.pop_front();
+    if (at != root && topology.device(at).kind == DeviceKind::Gpu) continue;
+    for (const Adjacency& adj : topology.neighbors(at)) {
+      if (dist[adj.peer] != kUnreached) continue;
+      dist[adj.peer] = dist[at] + 1;
+      queue.push_back(adj.peer);
+    }
+  }
+  AggregationTree tree;
+  std::vector<int> index(topology.device_count(), -1);
+  auto switch_index = [&](DeviceId d) {
+    if (index[d] < 0) {
+      index[d] = int(tree.switches.size());
+      tree.switches.push_back(d);
+      tree.parent.push_back(-1);
+      tree.depth.push_back(dist[d]);
+    }
+    return index[d];
+  };
+  switch_index(root);
+  for (DeviceId r : ranks) {
+    int below = -1;  // the last reducing switch passed on the way up
+    for (DeviceId at = r; at != root;) {
+      DeviceId next = at;
+      for (const Adjacency& adj : topology.neighbors(at))
+        if (dist[adj.peer] == dist[at] - 1 && (adj.peer == root || topology.device(adj.peer).kind != DeviceKind::Gpu)) {
+          next = adj.peer;
+          break;
+        }
+      if (next == at) throw std::logic_error("in_network: no path from a rank to the reducing switch");
+      at = next;
+      if (!topology.device(at).in_network_reduction) continue;
+      const int s = switch_index(at);
+      if (below < 0) {
+        tree.rank_switch.push_back(s);
+      } else if (tree.parent[std::size_t(below)] < 0) {
+        tree.parent[std::size_t(below)] = s;
+      } else {
+        break;  // joined a branch already known: the rest of the way is the same
+      }
+      below = s;
+    }
+  }
+  return tree;
+}
+
 }  // namespace
 
 std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span<const DeviceId> ranks) {
@@ -126,18 +189,62 @@ void build_in_network(Builder& b, const Topology& topology, const Group& ranks, 
   if (!device)
     throw std::invalid_argument(
         "in_network: no switch with in_network_reduction (SHARP/NVLS) is reachable from every rank");
-  const Endpoint sw = b.schedule().add_endpoint(*device, EndpointRole::Switch);
+  const AggregationTree tree = aggregation_tree(topology, rank_devices, *device);
+  const std::size_t switches = tree.switches.size();
+  std::vector<Endpoint> sw;
+  for (DeviceId d : tree.switches) sw.push_back(b.schedule().add_endpoint(d, EndpointRole::Switch));
+  // Deepest switches first, so that a switch's children have sent before it forwards.
+  std::vector<std::size_t> bottom_up(switches);
+  for (std::size_t s = 0; s < switches; ++s) bottom_up[s] = s;
+  std::stable_sort(bottom_up.begin(), bottom_up.end(),
+                   [&](std::size_t x, std::size_t y) { return tree.depth[x] > tree.depth[y]; });
   const int p = int(ranks.size());
-  // One aggregation: `senders` push r to the switch, which (after all arrived, reducing at line
-  // rate) sends the result to `receivers`.
+  std::vector<int> position(b.schedule().endpoints().size(), -1);
+  for (int i = 0; i < p; ++i) position[ranks[std::size_t(i)]] = i;
+  // One aggregation up the tree and back down: `senders` push r to their switches, each switch adds
+  // every arrival into its (zeroed) scratch (recv-reduce, at line rate) and forwards the sum to its
+  // parent; the root sends the result down, each switch passing it on towards `receivers`.
+  std::vector<std::vector<OpId>> arrived(switches);
+  std::vector<OpId> came_down(switches);
+  std::vector<char> up(switches), down(switches);
   auto aggregate = [&](Range r, std::uint16_t ch, std::span<const Endpoint> senders,
                        std::span<const Endpoint> receivers) {
     if (r.empty()) return;
-    std::vector<OpId> arrived;
-    // The switch adds every arrival into its (zeroed) scratch: recv-reduce, no Reduce op.
-    for (Endpoint s : senders) arrived.push_back(b.send(s, sw, r, {}, ch, 0, Buffer::Scratch, RecvMode::Reduce));
-    for (Endpoint d : receivers)
-      b.wrote_dense(d, r, b.send(sw, d, r, arrived, ch, 1, Buffer::Data, RecvMode::Overwrite));
+    std::fill(up.begin(), up.end(), 0);
+    std::fill(down.begin(), down.end(), 0);
+    auto mark = [&](std::vector<char>& on, Endpoint e) {
+      for (int s = tree.rank_switch[std::size_t(position[e])]; s >= 0 && !on[std::size_t(s)];
+           s = tree.parent[std::size_t(s)])
+        on[std::size_t(s)] = 1;
+    };
+    for (Endpoint e : senders) mark(up, e);
+    for (Endpoint e : receivers) mark(down, e);
+    for (auto& a : arrived) a.clear();
+    for (Endpoint e : senders) {
+      const auto s = std::size_t(tree.rank_switch[std::size_t(position[e])]);
+      arrived[s].push_back(b.send(e, sw[s], r, {}, ch, 0, Buffer::Scratch, RecvMode::Reduce));
+    }
+    for (std::size_t s : bottom_up) {
+      const int parent = tree.parent[s];
+      if (parent < 0 || !up[s]) continue;
+      arrived[std::size_t(parent)].push_back(
+          b.send(sw[s], sw[std::size_t(parent)], r, arrived[s], ch, 0, Buffer::Scratch, RecvMode::Reduce));
+    }
+    // Down: the root once every arrival is in, each other switch once the sum came down to it.
+    auto holds_sum = [&](std::size_t s) {
+      return tree.parent[s] < 0 ? std::span<const OpId>(arrived[s]) : std::span<const OpId>(&came_down[s], 1);
+    };
+    for (auto it = bottom_up.rbegin(); it != bottom_up.rend(); ++it) {
+      const std::size_t s = *it;
+      const int parent = tree.parent[s];
+      if (!down[s] || parent < 0) continue;
+      came_down[s] = b.send(sw[std::size_t(parent)], sw[s], r, holds_sum(std::size_t(parent)), ch, 1, Buffer::Scratch,
+                            RecvMode::Overwrite);
+    }
+    for (Endpoint e : receivers) {
+      const auto s = std::size_t(tree.rank_switch[std::size_t(position[e])]);
+      b.wrote_dense(e, r, b.send(sw[s], e, r, holds_sum(s), ch, 1, Buffer::Data, RecvMode::Overwrite));
+    }
   };
   auto others = [&](int skip) {
     Group g;
