@@ -192,7 +192,7 @@ RunPlan validate(const SimulateSettings& s, const Scenario& scenario, JsonReader
                                         "float, bf16, half, fp8 or int8", problems);
   plan.protocol = lookup<Protocol>(s.protocol, find_protocol, "/simulate/protocol", "simple, ll128 or ll", problems);
   plan.hierarchy = lookup<Hierarchy>(s.hierarchy, find_hierarchy, "/simulate/hierarchy", "leader or rail", problems);
-  plan.inter = lookup<InterAlgorithm>(s.inter, find_inter_algorithm, "/simulate/inter", "ring or tree", problems);
+  plan.inter = lookup<InterAlgorithm>(s.inter, find_inter_algorithm, "/simulate/inter", "ring, tree or in_network", problems);
   if (auto c = parse_compression(s.compression)) plan.payload.compression = *c;
   else problems.add("/simulate/compression", "unknown value '" + s.compression + "'; expected none, fp8, int8 or topk:RATIO with 0 < RATIO <= 1");
   if (s.ecmp == "hash") plan.ecmp = EcmpPolicy::Hash;
@@ -518,7 +518,7 @@ void add_collective_options(CLI::App* cmd, const std::shared_ptr<CommandLine>& c
       ->default_str("declaration order");
   count("--root", "root", "root rank for broadcast/reduce", integer_between(0), std::to_string(d.root));
   text("--hierarchy", "hierarchy", "hierarchical: leader or rail", d.hierarchy);
-  text("--inter", "inter", "hierarchical: ring or tree between nodes", d.inter);
+  text("--inter", "inter", "hierarchical: ring, tree or in_network (SHARP per rail) between nodes", d.inter);
   text("--ecmp", "ecmp", "ECMP policy: hash or first", d.ecmp);
   count("--seed", "seed", "ECMP hash seed", integer_between(0), std::to_string(d.seed));
   text("--engine", "engine", "ringlab or simgrid (SimGrid 3.32 reference engine, see docs/simgrid.md)", d.engine);

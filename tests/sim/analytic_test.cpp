@@ -269,3 +269,47 @@ TEST_CASE("ring2d allgather, 2 nodes x 2: alpha_n + alpha_i + N/(2B)", "[analyti
   const double expected = alpha_inter() + alpha_intra() + 2 * wire(double(n.count()) / 4);
   CHECK(r.time.seconds() == Approx(expected).epsilon(1e-9));
 }
+
+TEST_CASE("hierarchical rail with inter in_network (CollNet Direct's shape): each NIC carries its rail's 1/ppn slice once",
+          "[analytic]") {
+  // 4 nodes of 2 GPUs, one NIC per GPU, 2 nodes per leaf, SHARP on leaves and spines. Inside a node
+  // the GPUs reduce-scatter, then each rail (GPU l of every node) allreduces its half N/2 on SHARP's
+  // tree: every NIC sends N/2 up and gets N/2 back; each leaf forwards one N/2 per rail to the root.
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node.gpus = 2;
+  spec.node.gpu_interconnect = GpuInterconnect::NvSwitch;
+  spec.node.nvlink = LinkKind::NvLink4;
+  spec.node.nvlinks = 18;
+  spec.node.nics = 2;
+  spec.node.pcie_switches = 2;
+  spec.node.nic = LinkKind::IbNdr;
+  spec.fabric.kind = FabricKind::LeafSpine;
+  spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.in_network_reduction = true;
+  const Topology t = make_cluster(spec);
+  const std::int64_t n = std::int64_t(64) << 20;
+  CollectiveSpec c = allreduce(Algorithm::Hierarchical, Bytes{n});
+  c.hierarchy = Hierarchy::Rail;
+  c.inter = InterAlgorithm::InNetwork;
+  const Schedule s = build_schedule(t, t.gpus(), c);
+  REQUIRE(s.check().empty());
+  const Result r = Simulator(t, no_compute()).run(s);
+  std::int64_t uplinks = 0;
+  int nics = 0;
+  for (const DirectionStats& d : r.directions) {
+    const Device& from = t.device(t.direction_source(d.direction));
+    const Device& to = t.device(t.direction_target(d.direction));
+    if (from.kind == DeviceKind::Nic && to.kind == DeviceKind::Leaf) {
+      ++nics;
+      CHECK(d.bytes.count() == n / 2);
+    }
+    if (to.kind == DeviceKind::Nic && from.kind == DeviceKind::Leaf) CHECK(d.bytes.count() == n / 2);
+    if (from.kind == DeviceKind::Leaf && to.kind == DeviceKind::Spine) uplinks += d.bytes.count();
+  }
+  CHECK(nics == 8);
+  CHECK(uplinks == 2 * 2 * n / 2);  // 2 leaves x 2 rails x N/2
+  // Quantised payloads cannot be summed by the switch.
+  c.payload.compression = Compression::quantize(DataType::Fp8);
+  CHECK_THROWS_WITH(build_schedule(t, t.gpus(), c), Catch::Contains("the switch reduces"));
+}

@@ -399,3 +399,36 @@ TEST_CASE("GB200 NVL72: --algo nccl refuses multi-node NVLink; ring and in_netwo
   request.algorithm = Algorithm::InNetwork;
   CHECK(run_collective(t, request).applicable());
 }
+
+TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC carries 1/8 of the buffer each way",
+          "[nccl][channels]") {
+  // Four DGX H100 on a rail-optimised fabric whose switches reduce. NCCL's model picks CollNet Direct
+  // for 1 GiB; it runs as the rail hierarchy with SHARP per rail: every NIC sends M/8 and receives M/8
+  // (a ring would send 2(p-1)/p M/8 through each NIC).
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::RailOptimized;
+  spec.fabric.spines = 2;
+  spec.fabric.in_network_reduction = true;
+  const Topology t = make_cluster(spec);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 1_GiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
+  set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetDirect");
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  CHECK(out.result->algorithm == "nccl:collnet_direct/simple");
+  int nics = 0;
+  for (const DirectionStats& d : out.result->directions) {
+    const Device& from = t.device(t.direction_source(d.direction));
+    const Device& to = t.device(t.direction_target(d.direction));
+    if (from.kind != DeviceKind::Nic || to.host != kNoHost) continue;
+    ++nics;
+    CHECK(d.bytes.count() == (1_GiB).count() / 8);
+  }
+  CHECK(nics == 32);
+}

@@ -109,13 +109,14 @@ void detail::validate_spec(const Topology& topology, std::span<const DeviceId> r
   if (a == Algorithm::Hierarchical && owner_blocks && spec.hierarchy == Hierarchy::Leader)
     reject(a, "leader mode has no " + std::string(to_string(spec.collective)) +
                   " (a leader would funnel every rank's block through one rank); use hierarchy rail, ring2d or ring");
-  if (a == Algorithm::Hierarchical && owner_blocks && spec.inter == InterAlgorithm::Tree)
-    reject(a, "rail mode's " + std::string(to_string(spec.collective)) +
-                  " has no tree form between nodes; use inter ring (or ring2d)");
+  if (a == Algorithm::Hierarchical && owner_blocks && spec.inter != InterAlgorithm::Ring)
+    reject(a, "rail mode's " + std::string(to_string(spec.collective)) + " has no " +
+                  std::string(to_string(spec.inter)) + " form between nodes; use inter ring (or ring2d)");
   const Compression& c = spec.payload.compression;
   if (c.kind == CompressionKind::Quantize && c.wire_type != DataType::Fp8 && c.wire_type != DataType::Int8)
     reject(a, "quantisation targets fp8 or int8");
-  if (c.kind == CompressionKind::Quantize && a == Algorithm::InNetwork)
+  if (c.kind == CompressionKind::Quantize &&
+      (a == Algorithm::InNetwork || (a == Algorithm::Hierarchical && spec.inter == InterAlgorithm::InNetwork)))
     reject(a, "compression is not supported: the switch reduces the gradient's own type");
   if (c.kind == CompressionKind::TopK) {
     if (!(c.ratio > 0.0 && c.ratio <= 1.0)) reject(a, "top-k ratio must be in (0, 1]");
@@ -190,7 +191,14 @@ bool supports(Algorithm algorithm, Collective collective) {
 
 std::string_view to_string(Algorithm algorithm) { return kAlgorithmNames[std::size_t(algorithm)]; }
 std::string_view to_string(Hierarchy hierarchy) { return hierarchy == Hierarchy::Leader ? "leader" : "rail"; }
-std::string_view to_string(InterAlgorithm inter) { return inter == InterAlgorithm::Ring ? "ring" : "tree"; }
+std::string_view to_string(InterAlgorithm inter) {
+  switch (inter) {
+    case InterAlgorithm::Ring: return "ring";
+    case InterAlgorithm::Tree: return "tree";
+    case InterAlgorithm::InNetwork: return "in_network";
+  }
+  return "ring";
+}
 
 std::optional<Algorithm> find_algorithm(std::string_view name) {
   for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i)
@@ -209,6 +217,7 @@ std::optional<Hierarchy> find_hierarchy(std::string_view name) {
 std::optional<InterAlgorithm> find_inter_algorithm(std::string_view name) {
   if (name == "ring") return InterAlgorithm::Ring;
   if (name == "tree") return InterAlgorithm::Tree;
+  if (name == "in_network") return InterAlgorithm::InNetwork;
   return std::nullopt;
 }
 

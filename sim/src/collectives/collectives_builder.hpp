@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "ringlab/sim/collectives.hpp"
@@ -227,6 +228,35 @@ void build_hierarchical(Builder& b, const Topology& topology, const Group& ranks
                         Hierarchy hierarchy, InterAlgorithm inter);
 void build_parameter_server(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec);
 void build_in_network(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec);
+
+/// In-network reduction over `ranks` on SHARP's aggregation tree (or one NVLS NVSwitch): each rank
+/// reports to the first reducing switch on its shortest path to the root switch (find_reducing_switch),
+/// each such switch sums its children (at line rate, recv-reduce into its scratch) and forwards one
+/// copy to its parent; the root sends the sum back down the tree. The switches become endpoints of the
+/// schedule once, at construction. Throws std::invalid_argument when no reducing switch is reachable
+/// from every rank.
+class SwitchAggregation {
+ public:
+  SwitchAggregation(Builder& b, const Topology& topology, const Group& ranks);
+  /// `senders` (members of `ranks`) combine `r`; `receivers` get the sum. Ops up the tree take `step`,
+  /// ops down `step + 1`.
+  void aggregate(Range r, std::uint16_t channel, std::span<const Endpoint> senders,
+                 std::span<const Endpoint> receivers, std::uint32_t step);
+
+ private:
+  int first_switch(Endpoint e) const;
+  void mark(std::vector<char>& on, std::span<const Endpoint> members) const;
+  std::span<const OpId> holds_sum(std::size_t s) const;
+
+  Builder& b_;
+  std::vector<Endpoint> switches_;  ///< index 0 is the root
+  std::vector<int> parent_;         ///< per switch: its parent's index, -1 for the root
+  std::vector<std::size_t> bottom_up_;
+  std::unordered_map<Endpoint, int> first_switch_;
+  std::vector<std::vector<OpId>> arrived_;
+  std::vector<OpId> came_down_;
+  std::vector<char> up_, down_;
+};
 /// Top-k sparse AllReduce: encode, allgather of sparse parts with `algorithm`, decode each part.
 void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec& spec, Algorithm algorithm);
 

@@ -72,10 +72,21 @@ std::vector<Unit> regroup(std::span<const Unit> units, const std::vector<Group>&
   return out;
 }
 
-std::uint32_t inter_allreduce(Builder& b, const Group& group, std::span<const Piece> pieces, InterAlgorithm inter,
+/// The algorithm between nodes, with the cluster an in-network one reduces on.
+struct Inter {
+  InterAlgorithm algorithm;
+  const Topology& topology;
+};
+
+std::uint32_t inter_allreduce(Builder& b, const Group& group, std::span<const Piece> pieces, const Inter& inter,
                               std::uint32_t step) {
   if (group.size() < 2) return 0;
-  if (inter == InterAlgorithm::Tree) return tree_allreduce(b, group, pieces, step);
+  if (inter.algorithm == InterAlgorithm::InNetwork) {
+    SwitchAggregation tree(b, inter.topology, group);
+    for (const Piece& p : pieces) tree.aggregate(p.range, p.channel, group, group, step);
+    return 2;
+  }
+  if (inter.algorithm == InterAlgorithm::Tree) return tree_allreduce(b, group, pieces, step);
   std::vector<Unit> units;
   for (const Piece& p : pieces) {
     Unit u{p.channel, {}};
@@ -89,16 +100,31 @@ std::uint32_t inter_allreduce(Builder& b, const Group& group, std::span<const Pi
 
 /// Broadcast from group member `root`: a pipelined chain (ring) or the double binary tree.
 std::uint32_t inter_broadcast(Builder& b, const Group& group, int root, std::span<const Piece> pieces,
-                              InterAlgorithm inter, std::uint32_t step) {
+                              const Inter& inter, std::uint32_t step) {
   if (group.size() < 2) return 0;
-  if (inter == InterAlgorithm::Tree) return tree_broadcast(b, group, root, pieces, step);
+  if (inter.algorithm == InterAlgorithm::InNetwork) {
+    SwitchAggregation tree(b, inter.topology, group);
+    const Group from{group[std::size_t(root)]};
+    Group to;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      if (int(i) != root) to.push_back(group[i]);
+    for (const Piece& p : pieces) tree.aggregate(p.range, p.channel, from, to, step);
+    return 2;
+  }
+  if (inter.algorithm == InterAlgorithm::Tree) return tree_broadcast(b, group, root, pieces, step);
   return chain_broadcast(b, group, root, pieces, step);
 }
 
 std::uint32_t inter_reduce(Builder& b, const Group& group, int root, std::span<const Piece> pieces,
-                           InterAlgorithm inter, std::uint32_t step) {
+                           const Inter& inter, std::uint32_t step) {
   if (group.size() < 2) return 0;
-  if (inter == InterAlgorithm::Tree) return tree_reduce(b, group, root, pieces, step);
+  if (inter.algorithm == InterAlgorithm::InNetwork) {
+    SwitchAggregation tree(b, inter.topology, group);
+    const Group to{group[std::size_t(root)]};
+    for (const Piece& p : pieces) tree.aggregate(p.range, p.channel, group, to, step);
+    return 2;
+  }
+  if (inter.algorithm == InterAlgorithm::Tree) return tree_reduce(b, group, root, pieces, step);
   return chain_reduce(b, group, root, pieces, step);
 }
 
@@ -131,7 +157,7 @@ Group leaders_of(const std::vector<Group>& nodes, const RootPlace& root) {
 int leader_index(std::size_t node, const RootPlace& root) { return int(node) == root.node ? root.local : 0; }
 
 void leader_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const Piece> pieces,
-                      InterAlgorithm inter) {
+                      const Inter& inter) {
   std::uint32_t step = 0;
   for (const Group& node : nodes)
     if (node.size() > 1) step = std::max(step, star_reduce(b, node, 0, pieces, 0));
@@ -143,21 +169,21 @@ void leader_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<con
 }
 
 void leader_broadcast(Builder& b, const std::vector<Group>& nodes, const RootPlace& root,
-                      std::span<const Piece> pieces, InterAlgorithm inter) {
+                      std::span<const Piece> pieces, const Inter& inter) {
   const std::uint32_t step = inter_broadcast(b, leaders_of(nodes, root), root.node, pieces, inter, 0);
   for (std::size_t n = 0; n < nodes.size(); ++n)
     if (nodes[n].size() > 1) star_broadcast(b, nodes[n], leader_index(n, root), pieces, step);
 }
 
 void leader_reduce(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Piece> pieces,
-                   InterAlgorithm inter) {
+                   const Inter& inter) {
   std::uint32_t step = 0;
   for (std::size_t n = 0; n < nodes.size(); ++n)
     if (nodes[n].size() > 1) step = std::max(step, star_reduce(b, nodes[n], leader_index(n, root), pieces, 0));
   inter_reduce(b, leaders_of(nodes, root), root.node, pieces, inter, step);
 }
 
-void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
+void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, const Inter& inter) {
   const auto pieces = split_pieces(Range{Bytes{}, spec.message}, spec.channels, spec.chunk, b.elem());
   const RootPlace root = place_of(nodes, Endpoint(spec.root));
   switch (spec.collective) {
@@ -173,7 +199,7 @@ void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveS
 // ---- rail mode -------------------------------------------------------------------------------
 
 void rail_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> units,
-                    InterAlgorithm inter) {
+                    const Inter& inter) {
   const std::size_t local = nodes.front().size();
   std::uint32_t step = 0;
   if (local > 1)
@@ -189,7 +215,7 @@ void rail_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const
 /// Scatter inside the root's node, broadcast each block along its rail, ring allgather in every
 /// node (van de Geijn's scatter-allgather broadcast, one level per dimension).
 void rail_broadcast(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Unit> units,
-                    InterAlgorithm inter) {
+                    const Inter& inter) {
   const std::size_t local = nodes.front().size();
   scatter(b, nodes[std::size_t(root.node)], root.local, units, 0);
   std::uint32_t steps = 0;
@@ -202,7 +228,7 @@ void rail_broadcast(Builder& b, const std::vector<Group>& nodes, const RootPlace
 /// Ring reduce-scatter in every node, reduce each block along its rail to the root's node, gather
 /// the blocks at the root.
 void rail_reduce(Builder& b, const std::vector<Group>& nodes, const RootPlace& root, std::span<const Unit> units,
-                 InterAlgorithm inter) {
+                 const Inter& inter) {
   const std::size_t local = nodes.front().size();
   std::uint32_t step = 0;
   if (local > 1)
@@ -263,7 +289,7 @@ void check_equal_nodes(const std::vector<Group>& nodes) {
           std::to_string(local) + ", another has " + std::to_string(node.size()) + "); use leader mode or ring");
 }
 
-void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, InterAlgorithm inter) {
+void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, const Inter& inter) {
   check_equal_nodes(nodes);
   const Range whole{Bytes{}, spec.message};
   const int local = int(nodes.front().size());
@@ -289,8 +315,9 @@ void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpe
 }  // namespace
 
 void build_hierarchical(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec,
-                        Hierarchy hierarchy, InterAlgorithm inter) {
+                        Hierarchy hierarchy, InterAlgorithm algorithm) {
   const std::vector<Group> nodes = nodes_of(topology, ranks, b.schedule().endpoints());
+  const Inter inter{algorithm, topology};
   if (hierarchy == Hierarchy::Leader)
     build_leader(b, nodes, spec, inter);
   else

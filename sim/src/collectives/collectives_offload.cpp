@@ -182,70 +182,76 @@ void build_parameter_server(Builder& b, const Topology& topology, const Group& r
     }
 }
 
-void build_in_network(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec) {
+SwitchAggregation::SwitchAggregation(Builder& b, const Topology& topology, const Group& ranks) : b_(b) {
   std::vector<DeviceId> rank_devices;
   for (Endpoint r : ranks) rank_devices.push_back(b.schedule().endpoints()[r].device);
   const std::optional<DeviceId> device = find_reducing_switch(topology, rank_devices);
   if (!device)
     throw std::invalid_argument(
         "in_network: no switch with in_network_reduction (SHARP/NVLS) is reachable from every rank");
-  const AggregationTree tree = aggregation_tree(topology, rank_devices, *device);
-  const std::size_t switches = tree.switches.size();
-  std::vector<Endpoint> sw;
-  for (DeviceId d : tree.switches) sw.push_back(b.schedule().add_endpoint(d, EndpointRole::Switch));
+  AggregationTree tree = aggregation_tree(topology, rank_devices, *device);
+  parent_ = std::move(tree.parent);
+  for (DeviceId d : tree.switches) switches_.push_back(b.schedule().add_endpoint(d, EndpointRole::Switch));
+  const std::size_t n = switches_.size();
   // Deepest switches first, so that a switch's children have sent before it forwards.
-  std::vector<std::size_t> bottom_up(switches);
-  for (std::size_t s = 0; s < switches; ++s) bottom_up[s] = s;
-  std::stable_sort(bottom_up.begin(), bottom_up.end(),
+  bottom_up_.resize(n);
+  for (std::size_t s = 0; s < n; ++s) bottom_up_[s] = s;
+  std::stable_sort(bottom_up_.begin(), bottom_up_.end(),
                    [&](std::size_t x, std::size_t y) { return tree.depth[x] > tree.depth[y]; });
+  for (std::size_t i = 0; i < ranks.size(); ++i) first_switch_.emplace(ranks[i], tree.rank_switch[i]);
+  arrived_.resize(n);
+  came_down_.resize(n);
+  up_.resize(n);
+  down_.resize(n);
+}
+
+int SwitchAggregation::first_switch(Endpoint e) const { return first_switch_.at(e); }
+
+void SwitchAggregation::mark(std::vector<char>& on, std::span<const Endpoint> members) const {
+  std::fill(on.begin(), on.end(), 0);
+  for (Endpoint e : members)
+    for (int s = first_switch(e); s >= 0 && !on[std::size_t(s)]; s = parent_[std::size_t(s)]) on[std::size_t(s)] = 1;
+}
+
+std::span<const OpId> SwitchAggregation::holds_sum(std::size_t s) const {
+  return parent_[s] < 0 ? std::span<const OpId>(arrived_[s]) : std::span<const OpId>(&came_down_[s], 1);
+}
+
+void SwitchAggregation::aggregate(Range r, std::uint16_t channel, std::span<const Endpoint> senders,
+                                  std::span<const Endpoint> receivers, std::uint32_t step) {
+  if (r.empty()) return;
+  mark(up_, senders);
+  mark(down_, receivers);
+  for (auto& a : arrived_) a.clear();
+  for (Endpoint e : senders) {
+    const auto s = std::size_t(first_switch(e));
+    arrived_[s].push_back(b_.send(e, switches_[s], r, {}, channel, step, Buffer::Scratch, RecvMode::Reduce));
+  }
+  for (std::size_t s : bottom_up_) {
+    const int parent = parent_[s];
+    if (parent < 0 || !up_[s]) continue;
+    arrived_[std::size_t(parent)].push_back(b_.send(switches_[s], switches_[std::size_t(parent)], r, arrived_[s],
+                                                    channel, step, Buffer::Scratch, RecvMode::Reduce));
+  }
+  // Down: the root once every arrival is in, each other switch once the sum came down to it.
+  for (auto it = bottom_up_.rbegin(); it != bottom_up_.rend(); ++it) {
+    const std::size_t s = *it;
+    const int parent = parent_[s];
+    if (!down_[s] || parent < 0) continue;
+    came_down_[s] = b_.send(switches_[std::size_t(parent)], switches_[s], r, holds_sum(std::size_t(parent)), channel,
+                            step + 1, Buffer::Scratch, RecvMode::Overwrite);
+  }
+  for (Endpoint e : receivers) {
+    const auto s = std::size_t(first_switch(e));
+    b_.wrote_dense(e, r, b_.send(switches_[s], e, r, holds_sum(s), channel, step + 1, Buffer::Data, RecvMode::Overwrite));
+  }
+}
+
+void build_in_network(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec) {
+  SwitchAggregation tree(b, topology, ranks);
   const int p = int(ranks.size());
-  std::vector<int> position(b.schedule().endpoints().size(), -1);
-  for (int i = 0; i < p; ++i) position[ranks[std::size_t(i)]] = i;
-  // One aggregation up the tree and back down: `senders` push r to their switches, each switch adds
-  // every arrival into its (zeroed) scratch (recv-reduce, at line rate) and forwards the sum to its
-  // parent; the root sends the result down, each switch passing it on towards `receivers`.
-  std::vector<std::vector<OpId>> arrived(switches);
-  std::vector<OpId> came_down(switches);
-  std::vector<char> up(switches), down(switches);
   auto aggregate = [&](Range r, std::uint16_t ch, std::span<const Endpoint> senders,
-                       std::span<const Endpoint> receivers) {
-    if (r.empty()) return;
-    std::fill(up.begin(), up.end(), 0);
-    std::fill(down.begin(), down.end(), 0);
-    auto mark = [&](std::vector<char>& on, Endpoint e) {
-      for (int s = tree.rank_switch[std::size_t(position[e])]; s >= 0 && !on[std::size_t(s)];
-           s = tree.parent[std::size_t(s)])
-        on[std::size_t(s)] = 1;
-    };
-    for (Endpoint e : senders) mark(up, e);
-    for (Endpoint e : receivers) mark(down, e);
-    for (auto& a : arrived) a.clear();
-    for (Endpoint e : senders) {
-      const auto s = std::size_t(tree.rank_switch[std::size_t(position[e])]);
-      arrived[s].push_back(b.send(e, sw[s], r, {}, ch, 0, Buffer::Scratch, RecvMode::Reduce));
-    }
-    for (std::size_t s : bottom_up) {
-      const int parent = tree.parent[s];
-      if (parent < 0 || !up[s]) continue;
-      arrived[std::size_t(parent)].push_back(
-          b.send(sw[s], sw[std::size_t(parent)], r, arrived[s], ch, 0, Buffer::Scratch, RecvMode::Reduce));
-    }
-    // Down: the root once every arrival is in, each other switch once the sum came down to it.
-    auto holds_sum = [&](std::size_t s) {
-      return tree.parent[s] < 0 ? std::span<const OpId>(arrived[s]) : std::span<const OpId>(&came_down[s], 1);
-    };
-    for (auto it = bottom_up.rbegin(); it != bottom_up.rend(); ++it) {
-      const std::size_t s = *it;
-      const int parent = tree.parent[s];
-      if (!down[s] || parent < 0) continue;
-      came_down[s] = b.send(sw[std::size_t(parent)], sw[s], r, holds_sum(std::size_t(parent)), ch, 1, Buffer::Scratch,
-                            RecvMode::Overwrite);
-    }
-    for (Endpoint e : receivers) {
-      const auto s = std::size_t(tree.rank_switch[std::size_t(position[e])]);
-      b.wrote_dense(e, r, b.send(sw[s], e, r, holds_sum(s), ch, 1, Buffer::Data, RecvMode::Overwrite));
-    }
-  };
+                       std::span<const Endpoint> receivers) { tree.aggregate(r, ch, senders, receivers, 0); };
   auto others = [&](int skip) {
     Group g;
     for (int i = 0; i < p; ++i)

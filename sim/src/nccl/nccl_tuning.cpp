@@ -678,6 +678,13 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
     out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
     out.spec.host_chains = !out.spec.channel_rings.empty();
+  } else if (choice.nccl_algorithm == NcclAlgorithm::CollNetDirect) {
+    // CollNet Direct (src/device/all_reduce.h, RunWorkColl<..., NCCL_ALGO_COLLNET_DIRECT>): each GPU
+    // scatters to the node's heads, every head sends its slice through its own NIC to the network's
+    // reduction, and the result comes back the same way: ringlab's rail hierarchy with SHARP per rail.
+    out.spec.algorithm = Algorithm::Hierarchical;
+    out.spec.hierarchy = Hierarchy::Rail;
+    out.spec.inter = InterAlgorithm::InNetwork;
   }
   return out;
 }

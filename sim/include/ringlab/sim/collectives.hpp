@@ -102,8 +102,9 @@ inline constexpr int kAlgorithmCount = 10;
 
 /// Hierarchical: how the node level is organised.
 enum class Hierarchy : std::uint8_t { Leader, Rail };
-/// Hierarchical: the algorithm run between nodes.
-enum class InterAlgorithm : std::uint8_t { Ring, Tree };
+/// Hierarchical: the algorithm run between nodes (InNetwork: SHARP's aggregation tree per group, as
+/// NCCL's CollNet Direct does per rail).
+enum class InterAlgorithm : std::uint8_t { Ring, Tree, InNetwork };
 
 struct CollectiveSpec {
   Collective collective = Collective::AllReduce;
