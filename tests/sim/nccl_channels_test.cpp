@@ -28,6 +28,27 @@ Topology dgx_h100_cluster(int nodes, FabricKind fabric) {
   return make_cluster(spec);
 }
 
+/// Two HGX A100 nodes as OCI BM.GPU4.8: 4 PCIe switches, each with 2 GPUs and 4 NICs of 100 Gb/s.
+Topology a100_16_nics_cluster() {
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.node.nics = 16;
+  spec.node.nic = LinkKind::Eth100;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  return make_cluster(spec);
+}
+
+/// `message` allreduce under --algo nccl over every GPU of `t`, with the nccl calibration.
+CollectiveRequest nccl_request(const Topology& t, Bytes message) {
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = message;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  return request;
+}
+
 /// The NIC a route leaves or enters a host by (the first / last NIC on it).
 DeviceId nic_on(const Topology& t, const Route& r, bool last) {
   std::vector<DeviceId> nics;
@@ -231,18 +252,8 @@ TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, 
   // Each GPU is equally near four NICs, so NCCL's 16 channels enter each host on every rail, the two
   // GPUs of a switch taking two rails each (neither PCIe x16 link, 31.5 GB/s, carries four). Ring
   // busbw then tends to the host's 16 x 12.5 = 200 GB/s: NVLink (12 x 20 GB/s) is not the bottleneck.
-  ClusterSpec spec;
-  spec.nodes = 2;
-  spec.node = node_template(NodeTemplate::DgxA100);
-  spec.node.nics = 16;
-  spec.node.nic = LinkKind::Eth100;
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 4_GiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
+  const Topology t = a100_16_nics_cluster();
+  CollectiveRequest request = nccl_request(t, 4_GiB);
   request.nccl_env.algorithms[std::size_t(NcclAlgorithm::Tree)] = NcclEnable::Off;  // the ring alone
   const CollectiveOutcome out = run_collective(t, request);
   REQUIRE(out.applicable());
@@ -310,11 +321,7 @@ TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the li
   // on two nodes, and counts every byte up and down: algBw = 0.5 x 0.92 x 370.8 = 170.6 GB/s. The
   // slower of the two is the time: NCCL's latency + M / 170.6 GB/s.
   const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 4_GiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
+  CollectiveRequest request = nccl_request(t, 4_GiB);
   request.nccl_env.algorithms.fill(NcclEnable::Off);
   request.nccl_env.algorithms[std::size_t(NcclAlgorithm::Tree)] = NcclEnable::On;
   const CollectiveOutcome out = run_collective(t, request);
@@ -330,18 +337,8 @@ TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those
   // The OCI BM.GPU4.8-like node of the test above, 4 NICs of 100 Gb/s per PCIe switch (nic4k ..
   // nic4k+3 on switch k), of which NCCL_IB_HCA leaves two per switch: every GPU still has a NIC on its
   // switch, and the ring's busbw tends to what leaves a host through the 8 chosen NICs, 8 x 12.5 GB/s.
-  ClusterSpec spec;
-  spec.nodes = 2;
-  spec.node = node_template(NodeTemplate::DgxA100);
-  spec.node.nics = 16;
-  spec.node.nic = LinkKind::Eth100;
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 4_GiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
+  const Topology t = a100_16_nics_cluster();
+  CollectiveRequest request = nccl_request(t, 4_GiB);
   set_nccl_env(request.nccl_env, "NCCL_IB_HCA", "=nic0,nic1,nic4,nic5,nic8,nic9,nic12,nic13");
   set_nccl_env(request.nccl_env, "NCCL_ALGO", "Ring");
   const NcclModel m = nccl_model(t, t.gpus(), request.nccl_env);
@@ -412,11 +409,7 @@ TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC 
   spec.fabric.spines = 2;
   spec.fabric.in_network_reduction = true;
   const Topology t = make_cluster(spec);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 1_GiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
+  CollectiveRequest request = nccl_request(t, 1_GiB);
   set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
   set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetDirect");
   const CollectiveOutcome out = run_collective(t, request);
