@@ -10,6 +10,7 @@
 #include "collective_fixtures.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/reference_executor.hpp"
+#include "ringlab/topology/generators.hpp"
 
 using namespace ringlab;
 using namespace ringlab::sim;
@@ -452,4 +453,38 @@ TEST_CASE("nccl algorithm builds what nccl_choose picks", "[collectives][nccl]")
   CHECK(s.algorithm().rfind("nccl:", 0) == 0);
   CHECK(s.check().empty());
   CHECK_FALSE(s.ops().empty());
+}
+
+TEST_CASE("in_network on SHARP leaves and spines: every collective is right through the aggregation tree",
+          "[collectives]") {
+  // 6 one-GPU nodes, 2 per leaf, reducing leaves and spines: ranks report to their leaf, leaves to the
+  // root spine. Also the rail hierarchy with SHARP between nodes (CollNet Direct's shape).
+  ClusterSpec spec;
+  spec.nodes = 6;
+  spec.node.gpus = 2;
+  spec.node.gpu_interconnect = GpuInterconnect::NvSwitch;
+  spec.node.nvlink = LinkKind::NvLink4;
+  spec.node.nvlinks = 18;
+  spec.node.nics = 2;
+  spec.node.pcie_switches = 2;
+  spec.fabric.kind = FabricKind::LeafSpine;
+  spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.in_network_reduction = true;
+  const Topology t = make_cluster(spec);
+  const std::vector<DeviceId> gpus = t.gpus();
+  for (const Collective c : {Collective::AllReduce, Collective::Reduce, Collective::Broadcast, Collective::ReduceScatter,
+                             Collective::AllGather}) {
+    CollectiveSpec s = spec_of(c, Algorithm::InNetwork, 96_KiB, 2, 8_KiB);
+    s.root = 3;
+    const Schedule schedule = build_schedule(t, gpus, s);
+    CHECK(schedule.endpoints().size() > gpus.size() + 1);  // more than one switch aggregates
+    require_correct(schedule, 3);
+  }
+  for (const Collective c : {Collective::AllReduce, Collective::Reduce, Collective::Broadcast}) {
+    CollectiveSpec s = spec_of(c, Algorithm::Hierarchical, 96_KiB, 2, 8_KiB);
+    s.hierarchy = Hierarchy::Rail;
+    s.inter = InterAlgorithm::InNetwork;
+    s.root = 3;
+    require_correct(build_schedule(t, gpus, s), 3);
+  }
 }
