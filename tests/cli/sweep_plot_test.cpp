@@ -159,7 +159,7 @@ TEST_CASE("sweep plot: a sweep without a numeric axis is refused naming --plot",
   }
 }
 
-TEST_CASE("sweep plot: the same rows give the same SVG bytes; more than 10 lines are dashed", "[sweep][plot]") {
+TEST_CASE("sweep plot: the same rows give the same SVG bytes, more than 10 lines are dashed", "[sweep][plot]") {
   const SweepSpec spec = parse({axis("/simulate/sizes", {"1MiB", "4MiB"}),
                                 axis("/simulate/ranks", {{"from", 1}, {"to", 12}, {"step", 1}})});
   std::ostringstream a, b;

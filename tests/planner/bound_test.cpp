@@ -26,7 +26,7 @@ TEST_CASE("bound: two racks behind 10 and 40 Gb/s uplinks, 25 Gb/s hosts (hand-c
   CHECK(ag.ring.seconds() == Approx(7.0 / 8 * bits / 10e9).epsilon(1e-9));
 }
 
-TEST_CASE("bound: one host gives no network cut; a single rank gives zero") {
+TEST_CASE("bound: one host gives no network cut, a single rank gives zero") {
   const Scenario s = racks_cluster({{{gbps(25)}, gbps(40)}}, 4);
   const Router router(s.cluster);
   const auto gpus = s.cluster.gpus();

@@ -54,7 +54,7 @@ TEST_CASE("channel rings: each must be a permutation of the ranks", "[channel_ri
   CHECK_NOTHROW(build_schedule(c.topology, c.gpus, spec));
 }
 
-TEST_CASE("channel rings: identity orders change nothing; others stay compact too", "[channel_rings]") {
+TEST_CASE("channel rings: identity orders change nothing, others stay compact too", "[channel_rings]") {
   const Cluster c = test::leaf_cluster(5, 1, 100_Gbps, 1_us);
   CollectiveSpec spec = ring_spec(Collective::AllReduce, 1000, 2);
   const Schedule plain = build_schedule(c.topology, c.gpus, spec);

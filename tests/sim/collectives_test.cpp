@@ -309,7 +309,7 @@ TEST_CASE("reduce_broadcast: the root receives (p-1)N and sends (p-1)N", "[colle
   require_correct(s);
 }
 
-TEST_CASE("parameter_server: one CPU server per host by default; push N, pull N per worker", "[collectives]") {
+TEST_CASE("parameter_server: one CPU server per host by default, push N, pull N per worker", "[collectives]") {
   const Cluster c = test::leaf_cluster(4, 2, 100_Gbps, 1_us);  // 8 workers on 4 hosts
   const Bytes n{4 * kFp32 * 1000};
   const Schedule s = build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::ParameterServer, n));

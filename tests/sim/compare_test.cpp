@@ -48,7 +48,7 @@ TEST_CASE("compare: per-size signed error, median and worst of |error|", "[compa
   for (const ComparedRow& r : c.rows) CHECK(r.notes.empty());
 }
 
-TEST_CASE("compare: the median iteration is the measured time; even counts average the middle two", "[compare]") {
+TEST_CASE("compare: the median iteration is the measured time, even counts average the middle two", "[compare]") {
   Result m = row(1_MiB, 5000, ResultKind::Measured);  // time is not used when iterations are given
   m.iterations = IterationStats{10, 2, Duration::from_us(900), Duration::from_us(1000), Duration::from_us(1010),
                                 Duration::from_us(1200)};

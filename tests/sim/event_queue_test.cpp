@@ -63,7 +63,7 @@ TEST_CASE("event queue: events scheduled at now() during a step still run at now
   CHECK(queue.step()->target == 3);
 }
 
-TEST_CASE("event queue: cancelled events never fire; cancel is idempotent", "[engine]") {
+TEST_CASE("event queue: cancelled events never fire, cancel is idempotent", "[engine]") {
   EventQueue queue;
   const EventId a = queue.schedule(1_ns, 1, 0);
   const EventId b = queue.schedule(2_ns, 2, 0);

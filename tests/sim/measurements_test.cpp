@@ -92,7 +92,7 @@ TEST_CASE("nccl-tests text without a collective or rows names the file and says 
                   InputError);
 }
 
-TEST_CASE("calibration files: factors multiply the base table, GPU rates replace HBM / 3; bad files name the pointer") {
+TEST_CASE("calibration files: factors multiply the base table, GPU rates replace HBM / 3, bad files name the pointer") {
   const nlohmann::json doc = nlohmann::json::parse(R"({"schema": "ringlab.calibration", "version": 1, "base": "nccl",
     "links": [{"family": "infiniband", "bandwidth_factor": 0.5, "latency_factor": 2}],
     "gpus": [{"model": "h100", "reduce_bytes_per_second": 9e11}]})");
@@ -207,7 +207,7 @@ TEST_CASE("nccl-tests text: columns are found by the header's names, so vendor c
   CHECK(in_place[0].wrong == 3);
 }
 
-TEST_CASE("nccl-tests text: launcher prefixes are dropped; output without a collective line takes the one given") {
+TEST_CASE("nccl-tests text: launcher prefixes are dropped, output without a collective line takes the one given") {
   // srun -l prefixes "0: ", mpirun --tag-output "[1,0]<stdout>:"; neither output names its collective
   // nor lists devices (as published by AWS, tests/data/fidelity/aws-*).
   const std::string srun =

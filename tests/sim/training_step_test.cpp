@@ -96,7 +96,7 @@ TEST_CASE("DDP buckets: the first holds 1 MiB, the rest fill to 25 MiB in backwa
   CHECK(b[3] == std::make_pair(Bytes{20 << 20}, 0));
 }
 
-TEST_CASE("Horovod fusion never exceeds the threshold; a larger layer travels alone", "[training]") {
+TEST_CASE("Horovod fusion never exceeds the threshold, a larger layer travels alone", "[training]") {
   Workload w;
   for (std::int64_t params : {std::int64_t{40} << 20, std::int64_t{3} << 20, std::int64_t{3} << 20, std::int64_t{3} << 20,
                               std::int64_t{3} << 20, std::int64_t{3} << 20})

@@ -483,7 +483,7 @@ TEST_CASE("a key given twice in one object names the JSON pointer and both place
         "duplicate key \"sizes\" at line 6, column 4 (first at line 4, column 15): expected each key once per object");
 }
 
-TEST_CASE("duplicate keys: escapes spell the same key; equal keys in different objects are fine",
+TEST_CASE("duplicate keys: escapes spell the same key, equal keys in different objects are fine",
           "[scenario][bad-input]") {
   Problem p = only_problem(R"({"ringlab": 1, "r\u0069nglab": 1, "cluster": {}})");
   CHECK(p.location == "/ringlab");

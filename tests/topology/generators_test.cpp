@@ -532,7 +532,7 @@ TEST_CASE("dragonfly: g(r(r-1)/2) local links, global_links per pair of groups, 
   }
 }
 
-TEST_CASE("dragonfly of DGX H100: all 8 NICs of a node on its router; uplink kind, bonded ports, prefix, SHARP",
+TEST_CASE("dragonfly of DGX H100: all 8 NICs of a node on its router, uplink kind, bonded ports, prefix, SHARP",
           "[generators]") {
   ClusterSpec spec = dragonfly(2, 2, 1, 2, NodeTemplate::DgxH100);
   spec.fabric.uplink = LinkKind::IbNdr;

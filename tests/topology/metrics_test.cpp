@@ -114,7 +114,7 @@ TEST_CASE("print_summary: a stable text with a unit on every number", "[metrics]
   CHECK(text == text_of(c.t, summarize(c.t, Router(c.t))));
 }
 
-TEST_CASE("leaf-spine: leaf oversubscription is downlinks over uplinks; rack-to-rack pairs have one path "
+TEST_CASE("leaf-spine: leaf oversubscription is downlinks over uplinks, rack-to-rack pairs have one path "
           "per spine and Hash spreads flows over them",
           "[metrics]") {
   SECTION("2 hosts per leaf, 2 uplinks: 1.00:1") {

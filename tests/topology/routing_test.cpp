@@ -139,7 +139,7 @@ TEST_CASE("dragonfly routing counts hops, not link classes: an equally short pat
   CHECK(via == std::set<std::string>{"g0r0", "g0r1", "g2r0", "g1r0", "g1r1", "g2r1", "node5/nic0"});
 }
 
-TEST_CASE("two hosts through one switch: gpu, nic, switch, nic, gpu; latency summed, bottleneck the "
+TEST_CASE("two hosts through one switch: gpu, nic, switch, nic, gpu, latency summed, bottleneck the "
           "slowest link, overhead the largest",
           "[routing]") {
   Cluster c;

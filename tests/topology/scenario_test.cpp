@@ -110,7 +110,7 @@ TEST_CASE("fixture: a SuperPOD scalable unit, 32 DGX H100 on 8 NDR rails with SH
   CHECK(link_between(t, "leaf0", "spine3").lanes == 8);
 }
 
-TEST_CASE("fixture: a fully explicit cluster with link overrides; the name defaults to the file's stem", "[scenario]") {
+TEST_CASE("fixture: a fully explicit cluster with link overrides, the name defaults to the file's stem", "[scenario]") {
   const Scenario s = load_scenario(source_path("tests/data/scenarios/explicit_two_hosts.json"));
   CHECK(s.name == "explicit_two_hosts");
   const Topology& t = s.cluster;
@@ -132,7 +132,7 @@ TEST_CASE("fixture: a fully explicit cluster with link overrides; the name defau
   CHECK(custom.overhead == 5_us);
 }
 
-TEST_CASE("a gpu_model override brings its NVLink generation; explicit nvlink keys override that", "[scenario]") {
+TEST_CASE("a gpu_model override brings its NVLink generation, explicit nvlink keys override that", "[scenario]") {
   const Scenario s = parse_scenario(with_cluster(R"({"generate": {"nodes": 1,
       "node": {"template": "dgx_a100", "gpu_model": "h100"}, "fabric": {"kind": "none"}}})"),
                                     "x.json");
@@ -218,7 +218,7 @@ TEST_CASE("AWS EFA: transport \"srd\" (or \"efa\") on Ethernet ports, with RDMA'
   CHECK(find_transport("srd") == Transport::Srd);
 }
 
-TEST_CASE("zero durations need no unit; workload, strategy and simulate are kept as written", "[scenario]") {
+TEST_CASE("zero durations need no unit, workload, strategy and simulate are kept as written", "[scenario]") {
   const Scenario s = parse_scenario(R"({"ringlab": 1, "name": "n", "description": "d",
       "cluster": {"hosts": [{"name": "h"}],
                   "devices": [{"name": "h/gpu0", "kind": "gpu", "host": "h"}, {"name": "h/gpu1", "kind": "gpu", "host": "h"}],
