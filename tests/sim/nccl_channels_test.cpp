@@ -106,12 +106,13 @@ TEST_CASE("nccl channel rings: one host gives no rings (NCCL's intra-node rings 
   CHECK(nccl_channel_rings(t, t.gpus(), 16).empty());
 }
 
-TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 NICs (400 GB/s), not one NIC's",
+TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 rails (384 GB/s at NCCL's PCIe figure), not one NIC's",
           "[nccl][channels]") {
   // Ring allreduce over p = 16 ranks, C channels, each NIC carrying C/8 channels per direction: every
-  // step moves M/(pC) per flow through the NIC at 50 GB/s / (C/8), so busbw = 2(p-1)/p M / t tends to
-  // 8 x 50 GB/s = 400 GB/s. NVLink (450 GB/s per GPU) and PCIe Gen5 to the NIC (63 GB/s) are not the
-  // bottleneck. One NIC per node would give at most 50 GB/s.
+  // step moves M/(pC) per flow through the GPU's PCIe Gen5 x16 link to its NIC at NCCL's 48 GB/s
+  // (topo.cc: 16 lanes x 3 GB/s; the 400 Gb/s NIC carries 50), so busbw = 2(p-1)/p M / t tends to
+  // 8 x 48 GB/s = 384 GB/s. NVLink (18 x 20.6 GB/s per GPU) is not the bottleneck. One NIC per node
+  // would give at most 48 GB/s.
   const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
   CollectiveRequest request;
   request.algorithm = Algorithm::Nccl;
@@ -125,8 +126,8 @@ TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 NICs (400 
   const double p = 16;
   const Duration bandwidth_part = out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB).latency;
   const double busbw = 2 * (p - 1) / p * double(request.message.count()) / bandwidth_part.seconds();
-  CHECK(busbw / 1e9 == Approx(400.0).epsilon(0.03));
-  CHECK(busbw / 1e9 <= 400.0 * (1 + 1e-9));  // never above what the NICs carry
+  CHECK(busbw / 1e9 == Approx(384.0).epsilon(0.03));
+  CHECK(busbw / 1e9 <= 384.0 * (1 + 1e-9));  // never above what the GPUs' PCIe links carry
 }
 
 TEST_CASE("nccl: NCCL's modelled latency is the whole latency of a small message", "[nccl][channels]") {
@@ -246,12 +247,13 @@ TEST_CASE("nccl tree on two DGX H100: bulk allreduce is bound by the chain's NVL
   CHECK(busbw / 1e9 <= 1.875 / 1.75 * nvlink * (1 + 1e-9));
 }
 
-TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, busbw is the 16 NICs' 200 GB/s",
+TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, busbw is the 8 GPUs' PCIe links (192 GB/s)",
           "[nccl][channels]") {
   // An OCI BM.GPU4.8-like node: 4 PCIe switches, each with 2 GPUs and 4 NICs of 100 Gb/s (12.5 GB/s).
   // Each GPU is equally near four NICs, so NCCL's 16 channels enter each host on every rail, the two
-  // GPUs of a switch taking two rails each (neither PCIe x16 link, 31.5 GB/s, carries four). Ring
-  // busbw then tends to the host's 16 x 12.5 = 200 GB/s: NVLink (12 x 20 GB/s) is not the bottleneck.
+  // GPUs of a switch taking two rails each (neither PCIe x16 link carries four). Each GPU's two rails
+  // (25 GB/s) then meet its PCIe Gen4 x16 link at NCCL's 24 GB/s (topo.cc: 16 lanes x 1.5 GB/s), so ring
+  // busbw tends to 8 x 24 = 192 GB/s: NVLink (12 x 20 GB/s) is not the bottleneck.
   const Topology t = a100_16_nics_cluster();
   CollectiveRequest request = nccl_request(t, 4_GiB);
   request.nccl_env.algorithms[std::size_t(NcclAlgorithm::Tree)] = NcclEnable::Off;  // the ring alone
@@ -260,8 +262,8 @@ TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, 
   REQUIRE(out.algorithm == Algorithm::Ring);
   const Duration bandwidth_part = out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env).latency;
   const double busbw = 2 * 15.0 / 16 * double(request.message.count()) / bandwidth_part.seconds();
-  CHECK(busbw / 1e9 == Approx(200.0).epsilon(0.03));
-  CHECK(busbw / 1e9 <= 200.0 * (1 + 1e-9));
+  CHECK(busbw / 1e9 == Approx(192.0).epsilon(0.03));
+  CHECK(busbw / 1e9 <= 192.0 * (1 + 1e-9));
   // Every NIC-to-switch direction carried the same bytes.
   std::vector<std::int64_t> nic_bytes;
   for (const DirectionStats& d : out.result->directions) {
@@ -367,7 +369,7 @@ TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those
   CHECK_THAT(none.not_applicable, Catch::Contains("NCCL_IB_HCA=mlx5 leaves host node0 without a NIC"));
 }
 
-TEST_CASE("GB200 NVL72: --algo nccl refuses multi-node NVLink; ring and in_network run over the rack's NVLink",
+TEST_CASE("GB200 NVL72: --algo nccl refuses multi-node NVLink, ring and in_network run over the rack's NVLink",
           "[nccl][nvl72]") {
   ClusterSpec spec;
   spec.nodes = 18;

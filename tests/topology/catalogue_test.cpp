@@ -83,7 +83,7 @@ TEST_CASE("catalogue: every GPU row has a source, a positive memory bandwidth an
   }
   CHECK(gpu_model_names() ==
         "generic, v100, a100, h100, h200, b200, a100_40gb, a100_pcie, a10, l40s, h100_pcie, h100_nvl, h20, gb200, "
-        "rtx4090, rtx6000_ada");
+        "rtx4090, rtx6000_ada, rtx2080ti");
 }
 
 TEST_CASE("catalogue: GPU rows carry the datasheet numbers", "[catalogue]") {
@@ -108,9 +108,12 @@ TEST_CASE("catalogue: GPU rows carry the datasheet numbers", "[catalogue]") {
   CHECK(gpu_spec(GpuModel::H20).hbm == 4000_GBps);
   CHECK(gpu_spec(GpuModel::H20).nvlinks == 18);
   // PCIe-only boards: no NVLink; the GeForce RTX 4090 has no PCIe P2P, the professional boards do.
-  for (GpuModel m : {GpuModel::A10, GpuModel::L40S, GpuModel::Rtx4090, GpuModel::Rtx6000Ada})
+  for (GpuModel m : {GpuModel::A10, GpuModel::L40S, GpuModel::Rtx4090, GpuModel::Rtx6000Ada, GpuModel::Rtx2080Ti})
     CHECK(gpu_spec(m).nvlinks == 0);
   CHECK_FALSE(gpu_spec(GpuModel::Rtx4090).pcie_p2p);
+  CHECK_FALSE(gpu_spec(GpuModel::Rtx2080Ti).pcie_p2p);
+  CHECK(gpu_spec(GpuModel::Rtx2080Ti).hbm == 616_GBps);  // 14 Gb/s x 352 bit / 8
+  CHECK(gpu_spec(GpuModel::Rtx2080Ti).pcie == LinkKind::Pcie3);
   CHECK(gpu_spec(GpuModel::Rtx6000Ada).pcie_p2p);
   CHECK(gpu_spec(GpuModel::L40S).pcie_p2p);
   CHECK(gpu_spec(GpuModel::Rtx4090).hbm == 1008_GBps);  // 21 Gb/s x 384 bit / 8
@@ -130,6 +133,7 @@ TEST_CASE("catalogue: the names nvidia-smi prints find their GPU model", "[catal
   CHECK(find_gpu_model("NVIDIA H20") == GpuModel::H20);
   CHECK(find_gpu_model("NVIDIA H100 NVL") == GpuModel::H100Nvl);
   CHECK(find_gpu_model("NVIDIA RTX 6000 Ada Generation") == GpuModel::Rtx6000Ada);
+  CHECK(find_gpu_model("NVIDIA GeForce RTX 2080 Ti") == GpuModel::Rtx2080Ti);
   // Boards outside the catalogue are not mapped to a near model, and prefixes do not match.
   CHECK(find_gpu_model("NVIDIA H200 NVL") == std::nullopt);
   CHECK(find_gpu_model("NVIDIA A100-PCIE-40GB") == std::nullopt);
@@ -216,7 +220,7 @@ TEST_CASE("catalogue: aws_p5 puts 4 EFA NICs on each GPU's PCIe switch", "[catal
   }
 }
 
-TEST_CASE("GB200 NVL72: 18 trays of 4 GPUs share one NVLink switch outside the hosts; a second rack has its own",
+TEST_CASE("GB200 NVL72: 18 trays of 4 GPUs share one NVLink switch outside the hosts, a second rack has its own",
           "[catalogue][nvl72]") {
   ClusterSpec spec;
   spec.nodes = 36;  // two racks

@@ -116,6 +116,10 @@ constexpr std::array<GpuSpec, kGpuModelCount> kGpuTable{{
     {GpuModel::Rtx6000Ada, "rtx6000_ada", gbytes(960), LinkKind::NvLink4, 0, LinkKind::Pcie4, true, 89,
      "NVIDIA RTX 6000 Ada Generation datasheet: 48 GB GDDR6 at 960 GB/s, no NVLink, PCIe Gen4 x16; "
      "P2P supported by the professional driver"},
+    {GpuModel::Rtx2080Ti, "rtx2080ti", gbytes(616), LinkKind::NvLink2, 0, LinkKind::Pcie3, false, 75,
+     "NVIDIA Turing architecture whitepaper (2018), Appendix A: GeForce RTX 2080 Ti 11 GB GDDR6 at 616 GB/s, "
+     "PCIe Gen3 x16; its NVLink (2 links, bridge optional) is not in the catalogue row. PCIe P2P not "
+     "supported by the GeForce driver (nvidia-smi topo -p2p: NS, as the rtx2080ti fidelity system shows)"},
 }};
 
 static_assert(
@@ -135,7 +139,7 @@ struct ProductName {
   std::string_view name;
   GpuModel model;
 };
-constexpr std::array<ProductName, 16> kGpuProductNames{{
+constexpr std::array<ProductName, 17> kGpuProductNames{{
     {"Tesla V100-SXM2-16GB", GpuModel::V100},
     {"Tesla V100-SXM2-32GB", GpuModel::V100},
     {"NVIDIA A100-SXM4-80GB", GpuModel::A100},
@@ -152,6 +156,7 @@ constexpr std::array<ProductName, 16> kGpuProductNames{{
     {"NVIDIA GB200", GpuModel::GB200},
     {"NVIDIA GeForce RTX 4090", GpuModel::Rtx4090},
     {"NVIDIA RTX 6000 Ada Generation", GpuModel::Rtx6000Ada},
+    {"NVIDIA GeForce RTX 2080 Ti", GpuModel::Rtx2080Ti},
 }};
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {

@@ -413,6 +413,25 @@ Route Router::route(DeviceId src, DeviceId dst, std::uint64_t flow_key) const {
   return impl_->walk(pair, flow_key);
 }
 
+Route Router::route_via(DeviceId src, std::span<const DeviceId> via, DeviceId dst, std::uint64_t flow_key) const {
+  Route out;
+  bool first = true;
+  DeviceId at = src;
+  auto leg = [&](DeviceId to) {
+    if (to == at) return;
+    const Route r = route(at, to, flow_key);
+    out.directions.insert(out.directions.end(), r.directions.begin(), r.directions.end());
+    out.latency += r.latency;
+    out.overhead = std::max(out.overhead, r.overhead);
+    out.bottleneck = first ? r.bottleneck : std::min(out.bottleneck, r.bottleneck);
+    first = false;
+    at = to;
+  };
+  for (DeviceId w : via) leg(w);
+  leg(dst);
+  return out;
+}
+
 std::optional<int> Router::hops(DeviceId src, DeviceId dst) const {
   if (src == dst) return 0;
   const Impl::Pair pair = impl_->plan(src, dst);

@@ -9,6 +9,8 @@
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/sim/result.hpp"
 #include "ringlab/sim/schedule.hpp"
+#include "ringlab/sim/simulator.hpp"
+#include "ringlab/topology/routing.hpp"
 #include "ringlab/topology/topology.hpp"
 
 namespace ringlab::sim::detail {
@@ -28,6 +30,10 @@ Duration local_op_time(const LocalRates& rates, const Calibration& cal, const Op
 /// from `cal`; zero on switches and NICs (line-rate in-network reduction), for zero bytes, and when
 /// cal.model_compute is off.
 Duration local_op_time(const Calibration& cal, const Device& device, const Op& op);
+
+/// The route a transfer from `src` to `dst` on `channel` takes: through options.waypoints where it
+/// names any (host-memory staging), else the router's direct route.
+Route transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst, std::uint16_t channel);
 
 /// `d` scaled by a calibration factor, rounded to the nearest picosecond.
 Duration scaled(Duration d, double factor);

@@ -3,10 +3,12 @@
 #include "ringlab/sim/run_collective.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
 #include "ringlab/sim/compact_schedule.hpp"
+#include "ringlab/sim/nccl_transport.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 
 namespace ringlab::sim {
@@ -132,6 +134,18 @@ CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& req
   options.start_latency = choice.latency;
   options.link_latencies = false;
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
+  // SHM pairs and NET sides without GPUDirect RDMA go through host memory (nccl_transport.hpp).
+  try {
+    auto transports = std::make_shared<const NcclTransports>(topology, spec.nccl_env, options.ecmp);
+    if (transports->stages(request.order.ranks))
+      options.waypoints = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
+        return transports->connect(src, dst, channel).waypoints;
+      };
+  } catch (const std::invalid_argument& e) {
+    CollectiveOutcome out;
+    out.not_applicable = e.what();
+    return out;
+  }
   CollectiveOutcome out = run_spec(topology, request, spec, options);
   if (out.result && rate_is_floor(choice.nccl_algorithm)) apply_model_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;

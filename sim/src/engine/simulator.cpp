@@ -501,7 +501,7 @@ const Path& Run<Dag>::path_of(Id send, const Op& op) {
     slot = found;
     return paths_[found];
   }
-  const Route route = router_.route(key.src, key.dst, key.flow_key);
+  const Route route = detail::transfer_route(router_, options_, key.src, key.dst, op.channel);
   Path path;
   path.route = network_.add_route(route.directions);
   for (DirectionId c : route.directions) {

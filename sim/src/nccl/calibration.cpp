@@ -11,20 +11,33 @@ constexpr std::array<double, kProtocolCount> kProtocolEfficiency{1.0, 120.0 / 12
 // Intel "3rd Gen Xeon Scalable" performance brief, 2021).
 constexpr double kCpuMemoryBandwidthBytesPerSecond = 200e9;
 // The bandwidth NCCL's topology search gives one NVLink link, GB/s per direction (NCCL src/graph/topo.h:
-// SM70_NVLINK_BW 20.0, SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), over the
+// SM70_NVLINK_BW 20.0, SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), against the
 // link's nominal per-direction rate (kinds.cpp: NVLink2-4 25 GB/s, NVLink5 50 GB/s). NVLink1 (P100,
 // SM60_NVLINK_BW 18.0 of 20).
 struct NvlinkGoodput {
   LinkKind kind;
   double nccl_gbytes;
-  double nominal_gbytes;
 };
 constexpr std::array<NvlinkGoodput, 5> kNvlinkGoodput{{
-    {LinkKind::NvLink1, 18.0, 20.0},
-    {LinkKind::NvLink2, 20.0, 25.0},
-    {LinkKind::NvLink3, 20.0, 25.0},
-    {LinkKind::NvLink4, 20.6, 25.0},
-    {LinkKind::NvLink5, 40.1, 50.0},
+    {LinkKind::NvLink1, 18.0},
+    {LinkKind::NvLink2, 20.0},
+    {LinkKind::NvLink3, 20.0},
+    {LinkKind::NvLink4, 20.6},
+    {LinkKind::NvLink5, 40.1},
+}};
+// The bandwidth NCCL gives one PCIe lane, GB/s per direction: src/graph/topo.cc kvDictPciGen ("8 GT/s"
+// 60, "16 GT/s" 120, "32 GT/s" 240, "64.0 GT/s PCIe" 480, in 100 Mb/s per lane) and ncclTopoAddPci
+// (bw = width x speed / 80 GB/s): a gen3 x16 link is NCCL's PCI_BW 12 GB/s (topo.h), about 76 % of the
+// lane rate after line coding (kinds.cpp); NCCL's search takes each GPU-NIC and GPU-CPU path at it.
+struct PcieGoodput {
+  LinkKind kind;
+  double nccl_gbytes_per_lane;
+};
+constexpr std::array<PcieGoodput, 4> kPcieGoodput{{
+    {LinkKind::Pcie3, 0.75},
+    {LinkKind::Pcie4, 1.5},
+    {LinkKind::Pcie5, 3.0},
+    {LinkKind::Pcie6, 6.0},
 }};
 }  // namespace
 
@@ -50,13 +63,23 @@ double nccl_nvlink_link_gbytes(LinkKind kind) {
   return 0.0;
 }
 
+double nccl_link_goodput(LinkKind kind) {
+  const double nominal_gbytes = link_defaults(kind).per_lane.gigabytes_per_second();
+  for (const NvlinkGoodput& g : kNvlinkGoodput)
+    if (g.kind == kind) return g.nccl_gbytes / nominal_gbytes;
+  for (const PcieGoodput& g : kPcieGoodput)
+    if (g.kind == kind) return g.nccl_gbytes_per_lane / nominal_gbytes;
+  return 1.0;
+}
+
 Calibration Calibration::pure() { return Calibration{}; }
 
 Calibration Calibration::nccl() {
   Calibration c;
   for (int f = 0; f < kFamilies; ++f)
     for (int p = 0; p < kProtocolCount; ++p) c.table_[std::size_t(f)][std::size_t(p)].bandwidth = kProtocolEfficiency[std::size_t(p)];
-  for (const NvlinkGoodput& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = g.nccl_gbytes / g.nominal_gbytes;
+  for (const NvlinkGoodput& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
+  for (const PcieGoodput& g : kPcieGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
   return c;
 }
 

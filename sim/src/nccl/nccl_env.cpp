@@ -156,6 +156,25 @@ NicFilter parse_nic_filter(std::string_view name, std::string_view value) {
   return f;
 }
 
+
+// topoPathTypeStr (src/graph/topo.cc) in NcclPath order, and ncclGetLevel's old numbering
+// (levelsOldToNew: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS).
+constexpr std::string_view kPathNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
+constexpr NcclPath kOldLevels[] = {NcclPath::Loc, NcclPath::Pix, NcclPath::Pxb, NcclPath::Phb, NcclPath::Sys};
+
+/// NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL as ncclGetLevel reads them: a path name (exact, upper case) or
+/// an old-style number (a leading digit; numbers above 4 mean SYS).
+NcclPath path_level(std::string_view name, std::string_view value) {
+  for (std::size_t i = 0; i < std::size(kPathNames); ++i)
+    if (value == kPathNames[i]) return NcclPath(i);
+  if (!value.empty() && std::isdigit(static_cast<unsigned char>(value.front()))) {
+    long old = 0;
+    std::from_chars(value.data(), value.data() + value.size(), old);
+    return kOldLevels[std::size_t(std::min<long>(old, long(std::size(kOldLevels)) - 1))];
+  }
+  bad(name, value, "a path type (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS) or a level 0-5");
+}
+
 }  // namespace
 
 bool NicFilter::selects(std::string_view device_name) const {
@@ -170,6 +189,8 @@ bool NicFilter::selects(std::string_view device_name) const {
   }
   return match != exclude;
 }
+
+std::string_view to_string(NcclPath p) { return kPathNames[std::size_t(p)]; }
 
 std::string_view to_string(NcclAlgorithm a) {
   constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls"};
@@ -212,15 +233,17 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
     integer(name, value, 0, 2);
     return "";  // ringlab's rings stay on one rail between nodes, which every value allows
   }
-  if (name == "NCCL_P2P_DISABLE" || name == "NCCL_SHM_DISABLE") {
-    if (integer(name, value, 0, 1) == 0) return "";  // NCCL's default
-    throw std::invalid_argument(std::string(name) + "=1: not modelled by ringlab (GPUs inside a node always " +
-                                "talk over the topology's direct path; the SHM and NET transports are not modelled)");
+  if (name == "NCCL_P2P_DISABLE") {
+    // ncclGetLevel: 1 means PATH_LOC (no P2P at all, NVLink included) and overrides NCCL_P2P_LEVEL;
+    // any other value leaves NCCL_P2P_LEVEL (or the default) in force.
+    return env.p2p = integer(name, value, 0, 1) == 0, "";
   }
+  if (name == "NCCL_P2P_LEVEL") return env.p2p_level = path_level(name, value), "";
+  if (name == "NCCL_SHM_DISABLE") return env.shm = integer(name, value, 0, 1) == 0, "";
+  if (name == "NCCL_IB_DISABLE") return env.ib = integer(name, value, 0, 1) == 0, "";
+  if (name == "NCCL_NET_GDR_LEVEL") return env.gdr_level = path_level(name, value), "";
+  if (name == "NCCL_NET_GDR_READ") return env.gdr_read = int(integer(name, value, 0, 1)), "";
   if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
-  if (name == "NCCL_NET_GDR_LEVEL")
-    throw std::invalid_argument(std::string(name) + ": not modelled by ringlab (it always uses GPUDirect RDMA); " +
-                                "remove the setting");
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";

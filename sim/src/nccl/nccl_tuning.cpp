@@ -178,7 +178,8 @@ constexpr std::array<Bytes, kNcclProtocols> kStepBytes{
 /// so a new GpuModel fails to compile (-Wswitch) until it is placed here.
 int generation(GpuModel gpu) {
   switch (gpu) {
-    case GpuModel::V100: return kVolta;
+    case GpuModel::V100:
+    case GpuModel::Rtx2080Ti: return kVolta;  // sm 7.5
     case GpuModel::A100:
     case GpuModel::A100_40GB:
     case GpuModel::A100Pcie: return kAmpere;
@@ -501,7 +502,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     const Device& dev = topology.device(r);
     m.gpu = older_gpu(m.gpu, dev.gpu_model);  // Generic if any GPU is unnamed, else the oldest
     Bandwidth nvlink;
-    Bandwidth widest;
+    Bandwidth widest;  // the widest other link (PCIe) in NCCL's units
     int nvlinks = 0;
     for (const Adjacency& adj : topology.neighbors(r)) {
       const Link& link = topology.link(adj.link);
@@ -511,9 +512,11 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
         // the oldest generation among the ranks (NvLink1 .. NvLink5 are in order)
         if (!is_nvlink(m.nvlink_kind) || link.kind < m.nvlink_kind) m.nvlink_kind = link.kind;
         if (topology.device(adj.peer).host != dev.host) nvlink_leaves_host = true;
+        continue;
       }
-      widest = std::max(widest, link.bandwidth);
+      widest = std::max(widest, link.bandwidth * nccl_link_goodput(link.kind));
     }
+    if (!env.p2p) nvlink = Bandwidth{};  // NCCL_P2P_DISABLE: GPUs of a node talk through host memory
     m.nvlinks = first ? nvlinks : std::min(m.nvlinks, nvlinks);
     const bool has_nvlink = nvlink.bits_per_second() > 0;
     m.nvlink = m.nvlink && has_nvlink;
@@ -553,7 +556,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   if (env.min_channels > 0) m.channels = std::max(m.channels, env.min_channels);
   if (env.max_channels > 0) m.channels = std::min(m.channels, env.max_channels);
-  m.nvls = m.nvls && env.nvls;
+  m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
   m.collnet = m.collnet && env.collnet;
   return m;
 }

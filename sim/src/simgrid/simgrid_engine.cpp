@@ -179,7 +179,7 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const DeviceId src = schedule.endpoints()[op.at].device;
     const DeviceId dst = schedule.endpoints()[op.peer].device;
     if (src == dst || !checked.emplace(std::tuple{src, dst, op.channel}, true).second) continue;
-    std::vector<DirectionId> path = router.route(src, dst, op.channel).directions;
+    std::vector<DirectionId> path = detail::transfer_route(router, options, src, dst, op.channel).directions;
     const auto [it, inserted] = index.emplace(std::pair{src, dst}, routes.size());
     if (inserted) {
       routes.push_back(SimgridRoute{src, dst, std::move(path)});
@@ -197,7 +197,8 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const DeviceId src = routes[i].dst;
     const DeviceId dst = routes[i].src;
     if (index.count({src, dst})) continue;
-    routes.push_back(SimgridRoute{src, dst, router.route(src, dst, first_channel[i]).directions});
+    routes.push_back(
+        SimgridRoute{src, dst, detail::transfer_route(router, options, src, dst, first_channel[i]).directions});
   }
   return routes;
 }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,14 @@ namespace ringlab::sim {
 enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls };
 inline constexpr int kNcclAlgorithmCount = 4;
 std::string_view to_string(NcclAlgorithm a);
+
+/// NCCL's path types between two devices of a node, nearest first (src/graph/topo.h PATH_* and
+/// topoPathTypeStr): the same device, NVLink, NVLink through another GPU, Grace's C2C, one PCIe
+/// switch, several PCIe switches, PCIe to Grace, PCIe through another GPU (PXN), a CPU's host bridge,
+/// across CPU sockets. ringlab's own paths are Loc, Nvl, Pix, Pxb, Phb or Sys; the rest are parsed
+/// so that NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL keep NCCL's order.
+enum class NcclPath : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
+std::string_view to_string(NcclPath p);
 
 /// NCCL's enable states (tuning.cc algoEnable/protoEnable): 2 = NCCL's default decides.
 enum class NcclEnable : std::uint8_t { Off = 0, On = 1, Default = 2 };
@@ -63,6 +72,19 @@ struct NcclEnv {
   /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.28+).
   int version = 0;
   NicFilter ib_hca;                    ///< NCCL_IB_HCA: the NICs NCCL may use
+  /// Transports (src/graph/paths.cc, src/transport/shm.cc). NCCL_P2P_LEVEL: the farthest path GPUs
+  /// of a node talk over directly; unset: NCCL's default (PXB, src/graph/paths.cc ncclTopoCheckP2p).
+  /// NCCL_P2P_DISABLE=1 (p2p false) overrides it with LOC: no P2P at all, NVLink included.
+  std::optional<NcclPath> p2p_level;
+  bool p2p = true;                     ///< NCCL_P2P_DISABLE=0
+  bool shm = true;                     ///< NCCL_SHM_DISABLE=0: GPUs without P2P go through host memory
+  bool ib = true;                      ///< NCCL_IB_DISABLE=0; 1: NCCL's socket transport on every NIC
+  /// NCCL_NET_GDR_LEVEL: the farthest path between a GPU and its NIC over which the NIC reads and
+  /// writes GPU memory (GPUDirect RDMA); unset: NCCL's default (PXB, ncclTopoCheckGdr).
+  std::optional<NcclPath> gdr_level;
+  /// NCCL_NET_GDR_READ: 1 sends with GPUDirect too, 0 never; -2 (NCCL's default): sends use it from
+  /// compute capability 8.0, or on older GPUs that have an NVLink peer (ncclTopoCheckGdr).
+  int gdr_read = -2;
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
 
   bool operator==(const NcclEnv&) const = default;

@@ -61,6 +61,11 @@ struct SimOptions {
   /// Time the links' hop latencies and per-message overheads. Off under Algorithm::Nccl, where
   /// start_latency holds NCCL's whole latency model and the flows supply the bandwidth term.
   bool link_latencies = true;
+  /// Devices a transfer passes between its endpoints, in order, for transports that stage data in
+  /// host memory (NCCL's SHM, and NET without GPUDirect RDMA: nccl_transport.hpp); the route is then
+  /// Router::route_via. Called once per (source, destination, channel) a schedule uses; empty
+  /// function or empty list: the direct route.
+  std::function<std::vector<DeviceId>(DeviceId src, DeviceId dst, std::uint16_t channel)> waypoints;
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
   /// Test hook: after every bandwidth reallocation verify that no link direction carries more than its

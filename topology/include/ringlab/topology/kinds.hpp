@@ -62,8 +62,9 @@ enum class GpuModel : std::uint8_t {
   GB200,       ///< one B200 GPU of a GB200 Grace Blackwell superchip ("gb200")
   Rtx4090,     ///< GeForce RTX 4090 ("rtx4090")
   Rtx6000Ada,  ///< RTX 6000 Ada Generation ("rtx6000_ada")
+  Rtx2080Ti,   ///< GeForce RTX 2080 Ti ("rtx2080ti")
 };
-inline constexpr int kGpuModelCount = 16;
+inline constexpr int kGpuModelCount = 17;
 
 /// Defaults for one link kind; all values per direction of a full-duplex link.
 struct LinkDefaults {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "ringlab/topology/topology.hpp"
@@ -42,6 +43,11 @@ class Router {
   /// One shortest path from src to dst chosen by the policy; the same arguments always give the same
   /// path. Throws std::invalid_argument when dst is unreachable from src or src == dst.
   Route route(DeviceId src, DeviceId dst, std::uint64_t flow_key = 0) const;
+  /// The route from src to dst through `via` in order (for example a CPU whose memory stages the
+  /// data): route(src, via[0]) + route(via[0], via[1]) + ... + route(via.back(), dst), each leg with the
+  /// same flow key; a waypoint equal to the previous point is skipped. Latency adds up, overhead and
+  /// bottleneck are over all legs. Throws as route() does for an unreachable leg.
+  Route route_via(DeviceId src, std::span<const DeviceId> via, DeviceId dst, std::uint64_t flow_key = 0) const;
   /// Hop count of the shortest path, or nullopt when unreachable.
   std::optional<int> hops(DeviceId src, DeviceId dst) const;
   /// Number of distinct equal-cost shortest paths (saturates at UINT64_MAX); 0 when unreachable.

@@ -1,0 +1,70 @@
+// NCCL's transports between two ranks, and the way their bytes go (NCCL src/graph/paths.cc
+// ncclTopoComputePaths, ncclTopoCheckP2p, ncclTopoCheckGdr; src/transport/{p2p,shm,net}.cc):
+// - P2P: GPUs of one node talk directly when their path is no farther than NCCL_P2P_LEVEL (default
+//   PXB: NVLink, or PCIe switches without a CPU between them) and they can map each other's memory
+//   (over NVLink always; over PCIe when the GPU's driver allows it, GpuSpec::pcie_p2p);
+// - SHM: the other GPUs of a node go through host memory: NCCL diverts their path through the CPU
+//   local to the receiver (addInterStep(CPU, receiver's CPU)), so the bytes go up the sender's PCIe
+//   to that CPU and down the receiver's;
+// - NET: GPUs of different nodes, and GPUs of one node that have neither P2P nor SHM (through a NIC's
+//   loopback), go through NICs. A NIC reads and writes GPU memory directly (GPUDirect RDMA) when the
+//   GPU-NIC path is no farther than NCCL_NET_GDR_LEVEL (default PXB) and, for sends, the GPU is
+//   compute capability 8.0 or newer or has an NVLink peer (NCCL_NET_GDR_READ's default); NCCL's
+//   socket transport (TCP links, or NCCL_IB_DISABLE=1) never does. A side without it stages through its GPU's local CPU memory.
+// The simulator routes a transfer through the waypoints connect() returns (SimOptions::waypoints).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/topology/routing.hpp"
+#include "ringlab/topology/topology.hpp"
+
+namespace ringlab::sim {
+
+enum class NcclTransport : std::uint8_t { P2p, Shm, Net };
+std::string_view to_string(NcclTransport t);
+
+/// How NCCL connects one ordered pair of ranks.
+struct NcclConnection {
+  NcclTransport transport = NcclTransport::P2p;
+  NcclPath path = NcclPath::Loc;   ///< P2P/SHM: the pair's direct path; NET: not set
+  bool send_gdr = false;           ///< NET: the sending NIC reads GPU memory directly
+  bool recv_gdr = false;           ///< NET: the receiving NIC writes GPU memory directly
+  std::vector<DeviceId> waypoints; ///< devices the bytes pass between source and destination, in order;
+                                   ///< empty: the router's direct route
+};
+
+/// NCCL's transport decisions over one topology and environment. Const methods are thread-safe (the
+/// Router's are). The topology must outlive it.
+class NcclTransports {
+ public:
+  /// `policy`: the ECMP policy the flows are routed by, so that a staged NET transfer leaves and
+  /// enters by the NICs its direct route would take (NCCL pins channels to rails: Channel).
+  NcclTransports(const Topology& topology, const NcclEnv& env, EcmpPolicy policy = EcmpPolicy::Channel);
+  ~NcclTransports();
+  NcclTransports(NcclTransports&&) noexcept;
+  NcclTransports& operator=(NcclTransports&&) noexcept;
+
+  /// How `src` sends to `dst` on channel `channel` (GPUs, src != dst). Throws std::invalid_argument
+  /// naming both when NCCL has no transport between them (neither P2P nor SHM, and no NIC).
+  NcclConnection connect(DeviceId src, DeviceId dst, std::uint64_t channel = 0) const;
+  /// NCCL's path type between two devices of one host, read off the route between them: Nvl over
+  /// NVLink only, else Sys across CPU sockets, Phb through one CPU, Pxb through several PCIe
+  /// switches, Pix through one. Loc for a == b.
+  NcclPath path_type(DeviceId a, DeviceId b) const;
+  /// Whether NCCL moves any bytes among `ranks` through host memory or a NIC loopback (a pair of
+  /// one host without P2P, or a GPU and NIC of a host without GPUDirect RDMA in either direction):
+  /// only then does the simulator need waypoints. O(pairs per host + GPUs x NICs) routes.
+  bool stages(std::span<const DeviceId> ranks) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ringlab::sim

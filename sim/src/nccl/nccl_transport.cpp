@@ -1,0 +1,207 @@
+// NCCL's transports (nccl_transport.hpp): which of P2P, SHM and NET connects two ranks, and the
+// devices a staged transfer passes. Rules and defaults from NCCL src/graph/paths.cc (master, checked
+// against v2.19 .. v2.28): ncclTopoCheckP2p (p2pLevel PATH_PXB, NCCL_P2P_DISABLE/LEVEL, NVML's P2P
+// status), ncclTopoComputePaths (SHM: addInterStep through the receiver's local CPU; no GDR:
+// addInterStep through the GPU's local CPU on both directions), ncclTopoCheckGdr (netGdrLevel
+// PATH_PXB, NCCL_NET_GDR_LEVEL; reads only from sm 8.0 or with an NVLink peer unless
+// NCCL_NET_GDR_READ says otherwise).
+#include "ringlab/sim/nccl_transport.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ringlab::sim {
+namespace {
+
+constexpr NcclPath kDefaultP2pLevel = NcclPath::Pxb;  // paths.cc ncclTopoCheckP2p
+constexpr NcclPath kDefaultGdrLevel = NcclPath::Pxb;  // paths.cc ncclTopoCheckGdr (no C2C in ringlab)
+constexpr int kGdrReadMinSm = 80;                     // ncclTopoCheckGdr: "Disable GDR Reads pre-Ampere"
+constexpr DeviceId kNone = UINT32_MAX;
+
+bool is_nvlink_kind(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
+
+/// The nearest device of `kind` to `from` over its host's internals (GPUs do not forward), fewest
+/// hops, then lowest local index; kNone when the host has none.
+DeviceId nearest_in_host(const Topology& topology, DeviceId from, DeviceKind kind) {
+  const HostId host = topology.device(from).host;
+  std::unordered_map<DeviceId, int> distance{{from, 0}};
+  std::vector<DeviceId> queue{from};
+  DeviceId best = kNone;
+  int best_distance = INT32_MAX;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const DeviceId x = queue[head];
+    const int d = distance[x];
+    if (d > best_distance) break;
+    const Device& dx = topology.device(x);
+    if (x != from && dx.kind == kind &&
+        (d < best_distance || dx.local_index < topology.device(best).local_index)) {
+      best = x;
+      best_distance = d;
+    }
+    if (x != from && dx.kind == DeviceKind::Gpu) continue;
+    for (const Adjacency& adj : topology.neighbors(x)) {
+      if (topology.device(adj.peer).host != host || distance.count(adj.peer)) continue;
+      distance.emplace(adj.peer, d + 1);
+      queue.push_back(adj.peer);
+    }
+  }
+  return best;
+}
+
+bool has_nvlink(const Topology& topology, DeviceId gpu) {
+  for (const Adjacency& adj : topology.neighbors(gpu))
+    if (is_nvlink_kind(topology.link(adj.link).kind)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(NcclTransport t) {
+  switch (t) {
+    case NcclTransport::P2p: return "p2p";
+    case NcclTransport::Shm: return "shm";
+    case NcclTransport::Net: return "net";
+  }
+  return "p2p";
+}
+
+struct NcclTransports::Impl {
+  const Topology& topology;
+  NcclEnv env;
+  Router router;
+
+  Impl(const Topology& t, const NcclEnv& e, EcmpPolicy policy) : topology(t), env(e), router(t, policy) {}
+
+  /// Path type over the devices of a route's directions [begin, end).
+  NcclPath classify(const Route& route, std::size_t begin, std::size_t end) const {
+    bool nvlink_only = true;
+    int cpus = 0;
+    int switches = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const DirectionId c = route.directions[i];
+      nvlink_only = nvlink_only && is_nvlink_kind(topology.link(Topology::direction_link(c)).kind);
+      if (i + 1 == end) break;  // the last hop's target is the far end, not a device passed through
+      const DeviceKind k = topology.device(topology.direction_target(c)).kind;
+      cpus += k == DeviceKind::Cpu;
+      switches += k == DeviceKind::PcieSwitch;
+    }
+    if (nvlink_only) return NcclPath::Nvl;
+    if (cpus > 1) return NcclPath::Sys;
+    if (cpus == 1) return NcclPath::Phb;
+    return switches > 1 ? NcclPath::Pxb : NcclPath::Pix;
+  }
+
+  /// ncclTopoCheckP2p: within the P2P level, and NVML's P2P status (PCIe peer access by the driver).
+  bool p2p(DeviceId src, DeviceId dst, NcclPath path) const {
+    const NcclPath level = !env.p2p ? NcclPath::Loc : env.p2p_level.value_or(kDefaultP2pLevel);
+    if (path > level) return false;
+    if (path == NcclPath::Nvl) return true;
+    return gpu_spec(topology.device(src).gpu_model).pcie_p2p && gpu_spec(topology.device(dst).gpu_model).pcie_p2p;
+  }
+
+  /// ncclTopoCheckGdr for one side of a NET connection through `nic`: `read` for the sender.
+  bool gdr(DeviceId gpu, DeviceId nic, bool read) const {
+    if (tcp(nic)) return false;  // NCCL's socket transport works on host memory only
+    if (path_type(gpu, nic) > env.gdr_level.value_or(kDefaultGdrLevel)) return false;
+    if (!read) return true;
+    if (env.gdr_read == 0) return false;
+    if (env.gdr_read == 1) return true;
+    const int sm = gpu_spec(topology.device(gpu).gpu_model).sm;
+    return sm == 0 || sm >= kGdrReadMinSm || has_nvlink(topology, gpu);
+  }
+
+  /// The NIC's network links run NCCL's socket transport (NCCL_IB_DISABLE=1, or TCP links).
+  bool tcp(DeviceId nic) const {
+    if (!env.ib) return true;
+    const HostId host = topology.device(nic).host;
+    for (const Adjacency& adj : topology.neighbors(nic))
+      if (topology.device(adj.peer).host != host && topology.link(adj.link).transport == Transport::Tcp) return true;
+    return false;
+  }
+
+  NcclPath path_type(DeviceId a, DeviceId b) const {
+    if (a == b) return NcclPath::Loc;
+    const Route route = router.route(a, b);
+    return classify(route, 0, route.directions.size());
+  }
+
+  NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
+    NcclConnection c;
+    c.transport = NcclTransport::Net;
+    const bool same_host = topology.device(src).host == topology.device(dst).host;
+    if (same_host) {  // loopback through the sender's nearest NIC
+      const DeviceId nic = nearest_in_host(topology, src, DeviceKind::Nic);
+      if (nic == kNone)
+        throw std::invalid_argument("NCCL has no transport from " + topology.device(src).name + " to " +
+                                    topology.device(dst).name + ": no P2P, SHM disabled and no NIC in the node");
+      c.send_gdr = c.recv_gdr = true;
+      c.waypoints.push_back(nic);
+      return c;
+    }
+    const Route route = router.route(src, dst, channel);
+    // The NICs the direct route leaves and enters by: its first and last NIC.
+    DeviceId nic_out = kNone, nic_in = kNone;
+    for (DirectionId d : route.directions) {
+      const DeviceId x = topology.direction_target(d);
+      if (topology.device(x).kind != DeviceKind::Nic) continue;
+      if (nic_out == kNone) nic_out = x;
+      nic_in = x;
+    }
+    if (nic_out == kNone) {  // no NIC on the way (NVLink across hosts): direct
+      c.send_gdr = c.recv_gdr = true;
+      return c;
+    }
+    c.send_gdr = gdr(src, nic_out, true);
+    c.recv_gdr = gdr(dst, nic_in, false);
+    if (!c.send_gdr) c.waypoints.insert(c.waypoints.end(), {nearest_in_host(topology, src, DeviceKind::Cpu), nic_out});
+    if (!c.recv_gdr) c.waypoints.insert(c.waypoints.end(), {nic_in, nearest_in_host(topology, dst, DeviceKind::Cpu)});
+    std::erase(c.waypoints, kNone);
+    return c;
+  }
+};
+
+NcclTransports::NcclTransports(const Topology& topology, const NcclEnv& env, EcmpPolicy policy)
+    : impl_(std::make_unique<Impl>(topology, env, policy)) {}
+NcclTransports::~NcclTransports() = default;
+NcclTransports::NcclTransports(NcclTransports&&) noexcept = default;
+NcclTransports& NcclTransports::operator=(NcclTransports&&) noexcept = default;
+
+NcclPath NcclTransports::path_type(DeviceId a, DeviceId b) const { return impl_->path_type(a, b); }
+
+NcclConnection NcclTransports::connect(DeviceId src, DeviceId dst, std::uint64_t channel) const {
+  const Topology& t = impl_->topology;
+  if (t.device(src).host == kNoHost || t.device(src).host != t.device(dst).host) return impl_->net(src, dst, channel);
+  NcclConnection c;
+  c.path = path_type(src, dst);
+  if (impl_->p2p(src, dst, c.path)) return c;
+  if (!impl_->env.shm) return impl_->net(src, dst, channel);
+  c.transport = NcclTransport::Shm;
+  const DeviceId cpu = nearest_in_host(t, dst, DeviceKind::Cpu);
+  if (cpu == kNone)
+    throw std::invalid_argument("NCCL has no transport from " + t.device(src).name + " to " + t.device(dst).name +
+                                ": no P2P between them and no CPU in the node for SHM");
+  c.waypoints.push_back(cpu);
+  return c;
+}
+
+bool NcclTransports::stages(std::span<const DeviceId> ranks) const {
+  const Topology& t = impl_->topology;
+  std::unordered_map<HostId, std::vector<DeviceId>> by_host;
+  for (DeviceId r : ranks)
+    if (t.device(r).host != kNoHost) by_host[t.device(r).host].push_back(r);
+  for (const auto& [host, gpus] : by_host) {
+    for (DeviceId a : gpus)
+      for (DeviceId b : gpus)
+        if (a != b && connect(a, b).transport != NcclTransport::P2p) return true;
+    if (by_host.size() == 1) continue;
+    for (DeviceId a : gpus)
+      for (DeviceId n = 0; n < DeviceId(t.devices().size()); ++n) {
+        if (t.device(n).host != host || t.device(n).kind != DeviceKind::Nic) continue;
+        if (!impl_->gdr(a, n, true) || !impl_->gdr(a, n, false)) return true;
+      }
+  }
+  return false;
+}
+
+}  // namespace ringlab::sim

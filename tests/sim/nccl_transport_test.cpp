@@ -1,0 +1,206 @@
+// NCCL's transports (nccl_transport.hpp): P2P inside NCCL_P2P_LEVEL, SHM through the receiver's CPU
+// otherwise, NET with GPUDirect RDMA inside NCCL_NET_GDR_LEVEL or staged through host memory; and
+// what staging does to a simulated ring: the bytes cross the PCIe uplink twice.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/sim/nccl_transport.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
+#include "ringlab/sim/run_collective.hpp"
+#include "ringlab/topology/generators.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+NcclEnv env_of(std::initializer_list<std::pair<const char*, const char*>> settings) {
+  NcclEnv e;
+  for (const auto& [name, value] : settings) REQUIRE(set_nccl_env(e, name, value).empty());
+  return e;
+}
+
+/// PCIe servers: `gpus` GPUs and `nics` NICs spread over `switches` PCIe switches (0: straight on
+/// the CPUs), `cpus` sockets, joined by one Ethernet switch.
+Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, GpuModel model = GpuModel::L40S,
+                      Transport transport = Transport::Rdma) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node.gpus = gpus;
+  spec.node.gpu_model = model;
+  spec.node.pcie = gpu_spec(model).pcie;
+  spec.node.pcie_switches = switches;
+  spec.node.cpus = cpus;
+  spec.node.nics = nics;
+  spec.node.nic = LinkKind::Eth100;
+  spec.node.transport = transport;
+  spec.fabric.kind = nodes > 1 ? FabricKind::SingleSwitch : FabricKind::None;
+  return make_cluster(spec);
+}
+
+DeviceId device(const Topology& t, const char* name) { return t.find_device(name).value(); }
+
+}  // namespace
+
+TEST_CASE("nccl env: transport settings are read as NCCL reads them", "[nccl][env][transport]") {
+  CHECK(env_of({{"NCCL_P2P_LEVEL", "SYS"}}).p2p_level == NcclPath::Sys);
+  CHECK(env_of({{"NCCL_P2P_LEVEL", "NVL"}}).p2p_level == NcclPath::Nvl);
+  // ncclGetLevel's old numbers: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS.
+  CHECK(env_of({{"NCCL_P2P_LEVEL", "1"}}).p2p_level == NcclPath::Pix);
+  CHECK(env_of({{"NCCL_P2P_LEVEL", "3"}}).p2p_level == NcclPath::Phb);
+  CHECK(env_of({{"NCCL_P2P_LEVEL", "9"}}).p2p_level == NcclPath::Sys);
+  CHECK_FALSE(env_of({{"NCCL_P2P_DISABLE", "1"}}).p2p);
+  CHECK(env_of({{"NCCL_P2P_DISABLE", "0"}}).p2p);
+  CHECK_FALSE(env_of({{"NCCL_SHM_DISABLE", "1"}}).shm);
+  CHECK_FALSE(env_of({{"NCCL_IB_DISABLE", "1"}}).ib);
+  CHECK(env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}}).gdr_level == NcclPath::Phb);
+  CHECK(env_of({{"NCCL_NET_GDR_READ", "0"}}).gdr_read == 0);
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "far"), Catch::Contains("a path type (LOC, NVL"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "sys"), Catch::Contains("a path type"));  // strcmp: upper case
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_DISABLE", "2"), Catch::Contains("an integer from 0 to 1"));
+}
+
+TEST_CASE("nccl transports: P2P up to PXB by default, SHM through the receiver's CPU beyond",
+          "[nccl][transport]") {
+  // 8 GPUs on 4 PCIe switches, 2 per switch; switches 0-1 on cpu0, 2-3 on cpu1.
+  const Topology t = pcie_cluster(1, 8, 4, 2, 0);
+  const NcclTransports nccl(t, NcclEnv{});
+  const DeviceId g0 = device(t, "node0/gpu0"), g1 = device(t, "node0/gpu1"), g2 = device(t, "node0/gpu2"),
+                 g7 = device(t, "node0/gpu7");
+  CHECK(nccl.path_type(g0, g1) == NcclPath::Pix);
+  CHECK(nccl.path_type(g0, g2) == NcclPath::Phb);
+  CHECK(nccl.path_type(g0, g7) == NcclPath::Sys);
+  const NcclConnection same_switch = nccl.connect(g0, g1);
+  CHECK(same_switch.transport == NcclTransport::P2p);
+  CHECK(same_switch.waypoints.empty());
+  const NcclConnection same_cpu = nccl.connect(g0, g2);
+  CHECK(same_cpu.transport == NcclTransport::Shm);
+  CHECK(same_cpu.waypoints == std::vector<DeviceId>{device(t, "node0/cpu0")});
+  const NcclConnection across = nccl.connect(g0, g7);  // the receiver's CPU holds the buffer
+  CHECK(across.transport == NcclTransport::Shm);
+  CHECK(across.waypoints == std::vector<DeviceId>{device(t, "node0/cpu1")});
+  CHECK(nccl.connect(g7, g0).waypoints == std::vector<DeviceId>{device(t, "node0/cpu0")});
+  CHECK(nccl.stages(t.gpus()));
+  const std::vector<DeviceId> pair{g0, g1};
+  CHECK_FALSE(nccl.stages(pair));
+
+  // NCCL_P2P_LEVEL=SYS: P2P everywhere; PIX: only under one switch.
+  const NcclTransports sys(t, env_of({{"NCCL_P2P_LEVEL", "SYS"}}));
+  CHECK(sys.connect(g0, g7).transport == NcclTransport::P2p);
+  CHECK_FALSE(sys.stages(t.gpus()));
+  // NCCL_P2P_DISABLE=1: SHM even under one switch.
+  const NcclTransports off(t, env_of({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_P2P_LEVEL", "SYS"}}));
+  CHECK(off.connect(g0, g1).transport == NcclTransport::Shm);
+}
+
+TEST_CASE("nccl transports: NVLink is P2P unless NCCL_P2P_DISABLE, GeForce boards have no PCIe P2P",
+          "[nccl][transport]") {
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::None;
+  const Topology dgx = make_cluster(spec);
+  const DeviceId a = device(dgx, "node0/gpu0"), b = device(dgx, "node0/gpu5");
+  const NcclTransports nccl(dgx, NcclEnv{});
+  CHECK(nccl.path_type(a, b) == NcclPath::Nvl);
+  CHECK(nccl.connect(a, b).transport == NcclTransport::P2p);
+  CHECK_FALSE(nccl.stages(dgx.gpus()));
+  CHECK(NcclTransports(dgx, env_of({{"NCCL_P2P_DISABLE", "1"}})).connect(a, b).transport == NcclTransport::Shm);
+  // NCCL's model then sees PCIe, not NVLink, and no NVLS.
+  const NcclModel m = nccl_model(dgx, dgx.gpus(), env_of({{"NCCL_P2P_DISABLE", "1"}}));
+  CHECK_FALSE(m.nvlink);
+  CHECK_FALSE(m.nvls);
+
+  const Topology geforce = pcie_cluster(1, 2, 1, 1, 0, GpuModel::Rtx2080Ti);
+  const NcclTransports g(geforce, NcclEnv{});
+  const DeviceId x = device(geforce, "node0/gpu0"), y = device(geforce, "node0/gpu1");
+  CHECK(g.path_type(x, y) == NcclPath::Pix);
+  CHECK(g.connect(x, y).transport == NcclTransport::Shm);
+}
+
+TEST_CASE("nccl transports: without P2P and SHM a node's GPUs loop through a NIC, or have no transport",
+          "[nccl][transport]") {
+  const Topology with_nic = pcie_cluster(1, 2, 1, 1, 1, GpuModel::Rtx2080Ti);
+  const NcclEnv no_shm = env_of({{"NCCL_SHM_DISABLE", "1"}});
+  const NcclConnection c =
+      NcclTransports(with_nic, no_shm).connect(device(with_nic, "node0/gpu0"), device(with_nic, "node0/gpu1"));
+  CHECK(c.transport == NcclTransport::Net);
+  CHECK(c.waypoints == std::vector<DeviceId>{device(with_nic, "node0/nic0")});
+  const Topology no_nic = pcie_cluster(1, 2, 1, 1, 0, GpuModel::Rtx2080Ti);
+  CHECK_THROWS_WITH(NcclTransports(no_nic, no_shm).connect(device(no_nic, "node0/gpu0"), device(no_nic, "node0/gpu1")),
+                    Catch::Contains("NCCL has no transport from node0/gpu0 to node0/gpu1"));
+}
+
+TEST_CASE("nccl transports: GPUDirect RDMA within NCCL_NET_GDR_LEVEL, else staged through the GPU's CPU",
+          "[nccl][transport]") {
+  // NIC and GPU under one PCIe switch (PIX): GPUDirect both ways, the direct route.
+  const Topology near = pcie_cluster(2, 1, 1, 1, 1);
+  const NcclConnection direct = NcclTransports(near, NcclEnv{}).connect(near.gpus()[0], near.gpus()[1]);
+  CHECK(direct.transport == NcclTransport::Net);
+  CHECK(direct.send_gdr);
+  CHECK(direct.recv_gdr);
+  CHECK(direct.waypoints.empty());
+  CHECK_FALSE(NcclTransports(near, NcclEnv{}).stages(near.gpus()));
+
+  // NIC and GPU straight on the CPU (PHB, beyond PXB): both sides go through host memory.
+  const Topology far = pcie_cluster(2, 1, 0, 1, 1);
+  const NcclTransports nccl(far, NcclEnv{});
+  const NcclConnection staged = nccl.connect(far.gpus()[0], far.gpus()[1]);
+  CHECK_FALSE(staged.send_gdr);
+  CHECK_FALSE(staged.recv_gdr);
+  CHECK(staged.waypoints == std::vector<DeviceId>{device(far, "node0/cpu0"), device(far, "node0/nic0"),
+                                                  device(far, "node1/nic0"), device(far, "node1/cpu0")});
+  CHECK(nccl.stages(far.gpus()));
+  // NCCL_NET_GDR_LEVEL=PHB reaches it; NCCL_NET_GDR_READ=0 keeps sends in host memory.
+  CHECK(NcclTransports(far, env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}})).connect(far.gpus()[0], far.gpus()[1]).waypoints.empty());
+  const NcclConnection no_read = NcclTransports(near, env_of({{"NCCL_NET_GDR_READ", "0"}})).connect(near.gpus()[0], near.gpus()[1]);
+  CHECK_FALSE(no_read.send_gdr);
+  CHECK(no_read.recv_gdr);
+  CHECK(no_read.waypoints.size() == 2);
+
+  // Before compute capability 8.0 sends use it only with an NVLink peer (a V100 PCIe box has none).
+  const Topology volta = pcie_cluster(2, 1, 1, 1, 1, GpuModel::V100);
+  const NcclConnection v = NcclTransports(volta, NcclEnv{}).connect(volta.gpus()[0], volta.gpus()[1]);
+  CHECK_FALSE(v.send_gdr);
+  CHECK(v.recv_gdr);
+  // NCCL's socket transport (TCP links, or NCCL_IB_DISABLE=1) works on host memory only.
+  const Topology tcp = pcie_cluster(2, 1, 1, 1, 1, GpuModel::L40S, Transport::Tcp);
+  CHECK(NcclTransports(tcp, NcclEnv{}).connect(tcp.gpus()[0], tcp.gpus()[1]).waypoints.size() == 4);
+  CHECK(NcclTransports(near, env_of({{"NCCL_IB_DISABLE", "1"}})).connect(near.gpus()[0], near.gpus()[1]).waypoints.size() == 4);
+}
+
+TEST_CASE("nccl transports: SHM sends every byte up and down the PCIe switch's uplink, doubling a 2-GPU ring's "
+          "bandwidth term", "[nccl][transport]") {
+  // Two GPUs on one PCIe gen4 switch with one uplink to the CPU. P2P: each direction of the ring has
+  // its own GPU-switch links. SHM: both directions share the uplink's two directions, each at half.
+  const Topology t = pcie_cluster(1, 2, 1, 1, 0);
+  auto run = [&](const NcclEnv& env) {
+    CollectiveRequest request;
+    request.algorithm = Algorithm::Nccl;
+    request.message = 64_MiB;
+    request.order.ranks = t.gpus();
+    request.options.calibration = Calibration::nccl();
+    request.options.calibration.model_compute = false;  // the network alone
+    request.nccl_env = env;
+    const CollectiveOutcome out = run_collective(t, request);
+    REQUIRE(out.result);
+    return out;
+  };
+  const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  NcclEnv shm = ring;
+  REQUIRE(set_nccl_env(shm, "NCCL_P2P_DISABLE", "1").empty());
+  const CollectiveOutcome direct = run(ring);
+  const CollectiveOutcome staged = run(shm);
+  const Duration latency = nccl_choose(t, t.gpus(), Collective::AllReduce, 64_MiB, {}, ring).latency;
+  REQUIRE(latency == nccl_choose(t, t.gpus(), Collective::AllReduce, 64_MiB, {}, shm).latency);
+  const double p2p_term = (direct.result->time - latency).seconds();
+  const double shm_term = (staged.result->time - latency).seconds();
+  CHECK(shm_term == Approx(2 * p2p_term).epsilon(1e-6));  // picosecond rounding per event
+  // The P2P term is the ring's bandwidth term at NCCL's PCIe gen4 x16 figure, 24 GB/s: each GPU sends
+  // 2 (p-1)/p N = N bytes over its own link (both channels together).
+  CHECK(p2p_term == Approx(64.0 * (1 << 20) / 24e9).epsilon(0.02));
+}
