@@ -488,3 +488,29 @@ TEST_CASE("in_network on SHARP leaves and spines: every collective is right thro
     require_correct(build_schedule(t, gpus, s), 3);
   }
 }
+
+TEST_CASE("rail hierarchy with NVLS inside nodes (NCCL's NVLS-Tree): allreduce is right, both inter algorithms",
+          "[collectives]") {
+  // 3 nodes of 4 GPUs on a reducing NVSwitch, one NIC per GPU: each NVSwitch reduces block l for
+  // GPU l, the rails all-reduce between nodes, each GPU multicasts its block back through the switch.
+  ClusterSpec spec;
+  spec.nodes = 3;
+  spec.node.gpus = 4;
+  spec.node.gpu_interconnect = GpuInterconnect::NvSwitch;
+  spec.node.nvlink = LinkKind::NvLink4;
+  spec.node.nvlinks = 18;
+  spec.node.nvswitch_reduction = true;
+  spec.node.nics = 4;
+  spec.node.pcie_switches = 4;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  for (const InterAlgorithm inter : {InterAlgorithm::Tree, InterAlgorithm::Ring}) {
+    CollectiveSpec s = spec_of(Collective::AllReduce, Algorithm::Hierarchical, 96_KiB, 2, 8_KiB);
+    s.hierarchy = Hierarchy::Rail;
+    s.inter = inter;
+    s.intra_in_network = true;
+    const Schedule schedule = build_schedule(t, t.gpus(), s);
+    CHECK(schedule.endpoints().size() == t.gpus().size() + 6);  // each node's NVSwitch, once per half
+    require_correct(schedule, 3);
+  }
+}

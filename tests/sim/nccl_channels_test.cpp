@@ -114,17 +114,15 @@ TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 rails (384
   // 8 x 48 GB/s = 384 GB/s. NVLink (18 x 20.6 GB/s per GPU) is not the bottleneck. One NIC per node
   // would give at most 48 GB/s.
   const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 4_GiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
+  CollectiveRequest request = nccl_request(t, 4_GiB);
+  request.nccl_env.algorithms[std::size_t(NcclAlgorithm::NvlsTree)] = NcclEnable::Off;  // the ring alone
   const CollectiveOutcome out = run_collective(t, request);
   REQUIRE(out.applicable());
   REQUIRE(out.algorithm == Algorithm::Ring);
   REQUIRE(out.protocol == Protocol::Simple);
   const double p = 16;
-  const Duration bandwidth_part = out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB).latency;
+  const Duration bandwidth_part =
+      out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env).latency;
   const double busbw = 2 * (p - 1) / p * double(request.message.count()) / bandwidth_part.seconds();
   CHECK(busbw / 1e9 == Approx(384.0).epsilon(0.03));
   CHECK(busbw / 1e9 <= 384.0 * (1 + 1e-9));  // never above what the GPUs' PCIe links carry
@@ -426,4 +424,35 @@ TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC 
     CHECK(d.bytes.count() == (1_GiB).count() / 8);
   }
   CHECK(nics == 32);
+}
+
+TEST_CASE("nccl on two DGX H100: bulk allreduce runs NVLS-Tree at NCCL's rate, 8 heads x 57.7 GB/s busbw",
+          "[nccl][channels]") {
+  // NCCL's multi-node NVLS graph (search.cc): 8 heads; bwIntra is the fastest inter speed with
+  // 9 x speed <= 18 x 20.6 GB/s of NVLink (40), bwInter the head's network path (48: PCIe Gen5 x16 at
+  // NCCL's figure, below the 400 Gb/s NIC). 2.28's tuning: per channel min(40 x 0.85 x 7/8 x 2,
+  // 2 x 48, perChMaxNVLSTreeBw[Hopper][2 nodes] 57.7) = 57.7, so busbw 8 x 57.7 = 461.6 GB/s. The
+  // flows alone would be faster (each NIC carries 1/8 of the buffer each way), so NCCL's rate is the
+  // time.
+  const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  const CollectiveOutcome out = run_collective(t, nccl_request(t, 4_GiB));
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Hierarchical);
+  CHECK(out.result->algorithm == "nccl:nvls_tree/simple");
+  CHECK(out.channels == 8);
+  const NcclChoice choice = nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB);
+  const double busbw = 2 * 15.0 / 16 * double((4_GiB).count()) / (out.result->time - choice.latency).seconds();
+  CHECK(busbw / 1e9 == Approx(8 * 57.7).epsilon(1e-4));
+  // Before 2.28 NCCL's model took min(bwIntra, bwInter) = 40 per head and 5/6 of it as algBw: that
+  // release picks NVLS-Tree too, and the time keeps the hardware rate of the newest model.
+  CollectiveRequest older = nccl_request(t, 4_GiB);
+  older.nccl_env.version = 22005;
+  const CollectiveOutcome old = run_collective(t, older);
+  REQUIRE(old.applicable());
+  CHECK(old.result->algorithm == "nccl:nvls_tree/simple");
+  CHECK(nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, older.nccl_env).bandwidth.gigabytes_per_second() ==
+        Approx(8 * 40 * 5.0 / 6));
+  // NCCL_ALGO=^NVLSTree leaves the ring (tested above); a single node never runs it.
+  const Topology one = dgx_h100_cluster(1, FabricKind::SingleSwitch);
+  CHECK_FALSE(nccl_model(one, one.gpus()).nvls_tree);
 }

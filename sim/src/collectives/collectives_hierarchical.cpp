@@ -198,6 +198,42 @@ void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveS
 
 // ---- rail mode -------------------------------------------------------------------------------
 
+/// Rail AllReduce with each node's level on its NVSwitch (NVLS): the switch reduces block l of every
+/// member for member l, the rails all-reduce their blocks between nodes, and member l multicasts its
+/// block through the switch to the rest of its node. The multicast runs on channels of its own
+/// (channel + `channels`), as NCCL's NVLS keeps separate connections for the reduction and the
+/// multicast: otherwise a connection's FIFO would hold every chunk's multicast behind every chunk's
+/// reduction and the halves would not pipeline.
+void rail_allreduce_in_network(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> units,
+                               const Inter& inter, int channels) {
+  const std::size_t local = nodes.front().size();
+  // One aggregation per node and half: each sums into scratch of its own.
+  std::vector<SwitchAggregation> reduce, multicast;
+  reduce.reserve(nodes.size());
+  multicast.reserve(nodes.size());
+  for (const Group& node : nodes) {
+    reduce.emplace_back(b, inter.topology, node);
+    multicast.emplace_back(b, inter.topology, node);
+  }
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (const Unit& u : units)
+      for (std::size_t l = 0; l < local; ++l)
+        reduce[n].aggregate(u.blocks[l], u.channel, nodes[n], Group{nodes[n][l]}, 0);
+  std::uint32_t step = 2;
+  std::uint32_t inter_steps = 0;
+  for (std::size_t l = 0; l < local; ++l)
+    inter_steps = std::max(inter_steps, inter_allreduce(b, rail_of(nodes, l), block_pieces(units, l), inter, step));
+  step += inter_steps;
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (const Unit& u : units)
+      for (std::size_t l = 0; l < local; ++l) {
+        Group others;
+        for (std::size_t k = 0; k < local; ++k)
+          if (k != l) others.push_back(nodes[n][k]);
+        multicast[n].aggregate(u.blocks[l], std::uint16_t(u.channel + channels), Group{nodes[n][l]}, others, step);
+      }
+}
+
 void rail_allreduce(Builder& b, const std::vector<Group>& nodes, std::span<const Unit> units,
                     const Inter& inter) {
   const std::size_t local = nodes.front().size();
@@ -298,7 +334,12 @@ void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpe
     return split_units(whole, local, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
   };
   switch (spec.collective) {
-    case Collective::AllReduce: rail_allreduce(b, nodes, by_local(), inter); return;
+    case Collective::AllReduce:
+      if (spec.intra_in_network)
+        rail_allreduce_in_network(b, nodes, by_local(), inter, spec.channels);
+      else
+        rail_allreduce(b, nodes, by_local(), inter);
+      return;
     case Collective::Broadcast: rail_broadcast(b, nodes, root, by_local(), inter); return;
     case Collective::Reduce: rail_reduce(b, nodes, root, by_local(), inter); return;
     case Collective::ReduceScatter:

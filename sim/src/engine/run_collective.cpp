@@ -85,18 +85,16 @@ void fill_key(const Topology& topology, const CollectiveRequest& request, Collec
   key.order = request.order.digest(topology);
 }
 
-/// NVLS and trees run slower than their links allow, and NCCL's model says by how much: the
+/// NVLS, NVLS-Tree and trees run slower than their links allow, and NCCL's model says by how much: the
 /// NVSwitch's multicast and reduction at nvlsEfficiency of the NVLS channel bandwidth, the tree's
 /// kernels at 0.92 of its channels' bandwidth with every byte counted up and down (ratio 0.5; see
 /// nccl_tuning.cpp). The flows carry every byte at line rate, so NCCL's rate is a floor on the time:
 /// a run the links alone would finish sooner is stretched to latency + bytes / NCCL's algorithm
 /// bandwidth (rank finish times move by the same amount). Rings keep the flows' time: their channels
 /// are the links' own.
-bool rate_is_floor(NcclAlgorithm a) { return a == NcclAlgorithm::Nvls || a == NcclAlgorithm::Tree; }
-
 void apply_model_rate(Result& result, const NcclChoice& choice, Bytes message) {
-  if (choice.bandwidth.bits_per_second() <= 0) return;
-  const Duration floor = choice.latency + message / choice.bandwidth;
+  if (choice.floor.bits_per_second() <= 0) return;
+  const Duration floor = choice.latency + message / choice.floor;
   if (result.time >= floor) return;
   const Duration delta = floor - result.time;
   result.time = floor;
@@ -147,7 +145,7 @@ CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& req
     return out;
   }
   CollectiveOutcome out = run_spec(topology, request, spec, options);
-  if (out.result && rate_is_floor(choice.nccl_algorithm)) apply_model_rate(*out.result, choice, spec.message);
+  if (out.result) apply_model_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
   if (out.schedule) {

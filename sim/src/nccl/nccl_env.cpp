@@ -47,7 +47,7 @@ struct AlgoName {
   int index;  // into NcclEnv::algorithms, -1 when ringlab does not model it
 };
 constexpr AlgoName kAlgoNames[] = {{"TREE", 0},          {"RING", 1}, {"COLLNETDIRECT", 2}, {"COLLNETCHAIN", -1},
-                                   {"NVLS", 3},          {"NVLSTREE", -1}, {"PAT", -1}};
+                                   {"NVLS", 3},          {"NVLSTREE", 4}, {"PAT", -1}};
 constexpr std::string_view kAlgoList = "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT";
 
 /// parseList: a list enables what it names and disables the rest; "^list" disables what it names.
@@ -193,7 +193,7 @@ bool NicFilter::selects(std::string_view device_name) const {
 std::string_view to_string(NcclPath p) { return kPathNames[std::size_t(p)]; }
 
 std::string_view to_string(NcclAlgorithm a) {
-  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls"};
+  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls", "nvls_tree"};
   return kNames[std::size_t(a)];
 }
 

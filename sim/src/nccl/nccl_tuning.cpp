@@ -34,7 +34,7 @@ int nccl_protocol(Protocol p) {
 constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 using ProtoRow = std::array<double, kNcclProtocols>;
-using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS
+using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS, NVLSTree
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
@@ -54,30 +54,32 @@ struct TuningEra {
   bool one_ppn_tree_net_latency;        // one rank per node: NET hop latency is the tree's (from 2.23)
   bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x 5/6
 };
+// NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
+// 2.27) / 20.9 (2.28).
 constexpr std::array<TuningEra, 4> kEras{{
     {21900, "2.19",
-     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}}},
-       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false},
     {22100, "2.21",
-     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      141.0, 0.5, 0.5, 0.7, false, false, false},
     {22300, "2.23",
-     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      141.0, 0.5, 0.5, 0.92, true, true, false},
     {22800, "2.28",
-     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}}}}},
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
      141.0, 0.5, 0.5, 0.92, true, true, true},
 }};
 
@@ -154,6 +156,20 @@ constexpr std::array<LinkKind, 3> kGenerationNvlink{LinkKind::NvLink2, LinkKind:
 constexpr std::array<double, 3> kNvlsEfficiency{0.0, 0.0, 0.85};           // nvlsEfficiency (Volta, Ampere, Hopper)
 constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
 constexpr double kNvlsAllReducePipelining = 2.0;
+
+// NVLS-Tree (multi-node NVLS, src/graph/search.cc ncclTopoCompute with NCCL_TOPO_PATTERN_NVLS and
+// system->inter, ncclTopoSearchTryNvls; src/graph/tuning.cc). One head per NIC-local GPU (its channel);
+// the search runs on the inter-node speed array: bwIntra is the fastest speed with
+// (heads + 1) x speed <= the GPU's NVLink and speed <= the head's network path, then pass 2 raises
+// bwInter towards 2 x bwIntra while the network path carries it. A head's network path is its NICs
+// (NCCL fuses the NICs of one GPU, as AWS's plugin does with EFA) behind its PCIe link, in NCCL's units.
+// Busbw per channel: before 2.28 min(bwIntra, nodes <= 2 ? bwInter : bwInter / 2), algBw = 5/6 busBw;
+// from 2.28 min(bwIntra x nvlsEfficiency x (h-1)/h x 2, bwInter x (nodes <= 2 ? 2 : 1),
+// perChMaxNVLSTreeBws), algBw = busBw x ranks / (2 (ranks - 1)).
+constexpr std::array<double, 17> kSm90SpeedInter{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                                 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+// perChMaxNVLSTreeBws (v2.28.9; Volta and Ampere rows have no NVLS), GB/s, columns N1, N2, N4+.
+constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelHopper{0.0, 57.7, 45.5};
 
 // Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
 // bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
@@ -254,12 +270,18 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
     case NcclAlgorithm::Tree: return c == Collective::AllReduce;
     case NcclAlgorithm::CollNetDirect: return c == Collective::AllReduce && m.collnet && proto == kSimple;
     case NcclAlgorithm::Nvls: return c == Collective::AllReduce && m.nvls && proto == kSimple;
+    case NcclAlgorithm::NvlsTree: return c == Collective::AllReduce && m.nvls_tree && proto == kSimple;
   }
   return false;
 }
 
-/// The NVLS graph's channels: one per GPU of the node, at most NCCL_MAX_NVLS_ARITY.
-int nvls_channels(const NcclModel& m) { return std::min(kNvlsMaxArity, m.ranks / std::max(1, m.nodes)); }
+/// The NVLS graph's channels: one per GPU of the node, at most NCCL_MAX_NVLS_ARITY; across nodes one
+/// per head (a GPU with a NIC of its own).
+int nvls_channels(const NcclModel& m) {
+  const int ppn = m.ranks / std::max(1, m.nodes);
+  const int channels = std::min(kNvlsMaxArity, ppn);
+  return m.nodes > 1 && m.nics > 0 ? std::min(channels, m.nics) : channels;
+}
 
 bool is_nvlink(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
@@ -296,8 +318,38 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   return channels * per_channel;
 }
 
+/// The multi-node NVLS graph's (bwIntra, bwInter), GB/s (see kSm90SpeedInter); {0, 0} when none fits.
+std::pair<double, double> nvls_tree_graph(const NcclModel& m) {
+  const int heads = nvls_channels(m);
+  const double nvlink = nccl_nvlink_gbytes(m);
+  const double net = m.nvls_head_gbytes;
+  std::size_t i = 0;
+  while (i < kSm90SpeedInter.size() && ((heads + 1) * kSm90SpeedInter[i] > nvlink || kSm90SpeedInter[i] > net)) ++i;
+  if (i == kSm90SpeedInter.size()) return {0.0, 0.0};
+  const double intra = kSm90SpeedInter[i];
+  double inter = intra;
+  while (i > 0 && kSm90SpeedInter[i - 1] <= net && inter < 2 * intra) inter = kSm90SpeedInter[--i];
+  return {intra, inter};
+}
+
+/// NVLS-Tree AllReduce algorithm bandwidth in GB/s under NCCL release `era`'s formula (see
+/// kSm90SpeedInter); 0 where NCCL finds no graph.
+double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
+  const auto [intra, inter] = nvls_tree_graph(m);
+  const int heads = nvls_channels(m);
+  if (intra <= 0 || heads < 2) return 0.0;
+  if (!era.nvls_efficiency) return heads * std::min(intra, m.nodes <= 2 ? inter : inter / 2) * kNvlsAlgoRatioBefore228;
+  const double intra_bw = intra * kNvlsEfficiency[std::size_t(generation(m.gpu))] * (heads - 1) / heads *
+                          kNvlsAllReducePipelining;
+  const double inter_bw = inter * (m.nodes <= 2 ? 2 : 1);
+  const double cap = kNvlsTreeMaxBwPerChannelHopper[m.nodes <= 2 ? 1 : 2];
+  const double bus = heads * std::min({intra_bw, inter_bw, cap});
+  return bus * double(m.ranks) / ring_steps(Collective::AllReduce, m.ranks, m.nodes).steps;
+}
+
 /// comm->bandwidths[coll][a][p] in GB/s (algorithm bandwidth), 0 when disabled.
 double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
+  if (a == NcclAlgorithm::NvlsTree) return nvls_tree_bandwidth(m, tuning_era(m.env.version));
   const int gen = generation(m.gpu);
   const int node_col = m.nodes <= 2 ? m.nodes - 1 : 2;
   const int ll_row = m.nodes == 1 ? gen : 0;
@@ -380,6 +432,7 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
     case NcclAlgorithm::CollNetDirect:
       return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityLatencyUs) + inter;
     case NcclAlgorithm::Nvls: return intra + (m.nodes > 1 ? inter : 0.0);
+    case NcclAlgorithm::NvlsTree: return lat + intra + 2 * log2i(m.nodes) * inter;
   }
   return lat;
 }
@@ -390,6 +443,7 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
     case NcclAlgorithm::Ring: return Algorithm::Ring;
     case NcclAlgorithm::CollNetDirect:
     case NcclAlgorithm::Nvls: return Algorithm::InNetwork;
+    case NcclAlgorithm::NvlsTree: return Algorithm::Hierarchical;
   }
   return Algorithm::Ring;
 }
@@ -487,6 +541,52 @@ std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std
   return best;
 }
 
+/// The bandwidth of a NIC's links out of its host.
+Bandwidth nic_network_bandwidth(const Topology& topology, DeviceId nic) {
+  Bandwidth out;
+  const HostId host = topology.device(nic).host;
+  for (const Adjacency& adj : topology.neighbors(nic))
+    if (topology.device(adj.peer).host != host) out = out + topology.link(adj.link).bandwidth;
+  return out;
+}
+
+/// NVLS-Tree's preconditions and head bandwidth (NcclModel::nvls_tree, nvls_head_gbytes): every host
+/// of the ranks reduces on an NVSwitch of its own (Hopper or newer), and each of its GPUs reaches
+/// NICs of its own; a head's network path is those NICs together, at most its PCIe link in NCCL's
+/// units.
+void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks, const HostGroups& groups,
+                       const NcclEnv& env, NcclModel& m) {
+  if (kNvlsEfficiency[std::size_t(generation(m.gpu))] == 0.0) return;
+  const auto networks = host_networks(topology, env.ib_hca);
+  double slowest = 0.0;
+  bool first = true;
+  for (std::size_t g = 0; g < groups.host.size(); ++g) {
+    const HostId h = groups.host[g];
+    const auto it = networks.find(h);
+    if (h == kNoHost || it == networks.end() || it->second.nics.empty()) return;
+    std::vector<DeviceId> members;
+    for (int r : groups.members[g]) members.push_back(ranks[std::size_t(r)]);
+    const auto sw = find_reducing_switch(topology, members);
+    if (!sw || topology.device(*sw).kind != DeviceKind::NvSwitch || topology.device(*sw).host != h) return;
+    for (DeviceId gpu : members) {
+      double nics = 0.0;
+      for (int rail : nearest_rails(topology, gpu, it->second.nics))
+        nics += gbytes(nic_network_bandwidth(topology, it->second.nics[std::size_t(rail)]));
+      double pcie = 0.0;
+      for (const Adjacency& adj : topology.neighbors(gpu)) {
+        const Link& link = topology.link(adj.link);
+        if (link_family(link.kind) == LinkFamily::Pcie)
+          pcie = std::max(pcie, gbytes(link.bandwidth * nccl_link_goodput(link.kind)));
+      }
+      const double head = pcie > 0 ? std::min(nics, pcie) : nics;
+      slowest = first ? head : std::min(slowest, head);
+      first = false;
+    }
+  }
+  m.nvls_tree = !first;
+  m.nvls_head_gbytes = slowest;
+}
+
 }  // namespace
 
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env) {
@@ -547,6 +647,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.nvls = m.nodes == 1 && kind == DeviceKind::NvSwitch;
     m.collnet = m.nodes > 1 && is_fabric_switch(kind);
   }
+  if (m.nodes > 1 && !m.multi_node_nvlink) nvls_tree_network(topology, ranks, groups, env, m);
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
   const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
   m.channels = std::clamp(int(std::ceil(bottleneck / per_channel)), kMinChannels, kMaxChannels);
@@ -557,6 +658,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   if (env.min_channels > 0) m.channels = std::max(m.channels, env.min_channels);
   if (env.max_channels > 0) m.channels = std::min(m.channels, env.max_channels);
   m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
+  m.nvls_tree = m.nvls_tree && env.nvls && env.p2p && m.nvlink;
   m.collnet = m.collnet && env.collnet;
   return m;
 }
@@ -681,6 +783,14 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
     out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
     out.spec.host_chains = !out.spec.channel_rings.empty();
+  } else if (choice.nccl_algorithm == NcclAlgorithm::NvlsTree) {
+    // NVLS-Tree (src/device/all_reduce.h, NCCL_ALGO_NVLS_TREE): the NVSwitch reduces each head's
+    // slice, the heads all-reduce their slices along a tree between nodes over their own NICs, and
+    // the switch multicasts the result: ringlab's rail hierarchy with NVLS inside nodes.
+    out.spec.algorithm = Algorithm::Hierarchical;
+    out.spec.hierarchy = Hierarchy::Rail;
+    out.spec.inter = InterAlgorithm::Tree;
+    out.spec.intra_in_network = true;
   } else if (choice.nccl_algorithm == NcclAlgorithm::CollNetDirect) {
     // CollNet Direct (src/device/all_reduce.h, RunWorkColl<..., NCCL_ALGO_COLLNET_DIRECT>): each GPU
     // scatters to the node's heads, every head sends its slice through its own NIC to the network's
@@ -726,6 +836,29 @@ bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload) {
   return !in_network || payload.compression.kind == CompressionKind::None;
 }
 
+namespace {
+
+/// NcclChoice::floor: NVLS and NVLS-Tree at the newest release's model of the switch's rate (its
+/// nvlsEfficiency measures the same silicon whatever release runs on it), the tree at the model's own,
+/// nothing for the rest.
+Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& chosen) {
+  switch (chosen.algorithm) {
+    case NcclAlgorithm::Tree: return chosen.bandwidth;
+    case NcclAlgorithm::Nvls:
+    case NcclAlgorithm::NvlsTree: {
+      NcclModel newest = m;
+      newest.env.version = 0;
+      const double gbps = model_bandwidth(newest, c, chosen.algorithm, kSimple);
+      return Bandwidth::from_bytes_per_second(gbps * 1e9);
+    }
+    case NcclAlgorithm::Ring:
+    case NcclAlgorithm::CollNetDirect: return Bandwidth{};
+  }
+  return Bandwidth{};
+}
+
+}  // namespace
+
 NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {
   NcclChoice choice;
   choice.channels = m.channels;
@@ -750,12 +883,14 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   const int p = nccl_protocol(best->protocol);
   choice.algorithm = ringlab_algorithm(best->algorithm);
   choice.nccl_algorithm = best->algorithm;
-  if (best->algorithm == NcclAlgorithm::Nvls) choice.channels = nvls_channels(m);
+  if (best->algorithm == NcclAlgorithm::Nvls || best->algorithm == NcclAlgorithm::NvlsTree)
+    choice.channels = nvls_channels(m);
   choice.protocol = best->protocol;
   choice.chunk = p == kSimple ? Bytes{m.env.buffer.count() / kNcclSteps} : kStepBytes[std::size_t(p)];
   choice.predicted = best->time;
   choice.latency = best->latency;
   choice.bandwidth = best->bandwidth;
+  choice.floor = floor_bandwidth(m, c, *best);
   const int hw = m.nodes > 1 ? kHwNet : hw_intra(m);
   choice.step_latency = Duration::from_us(hop_latency(m, tuning_era(m.env.version), hw, best->algorithm, p));
   choice.name = std::string(to_string(best->algorithm)) + "/" + std::string(to_string(best->protocol));

@@ -116,6 +116,10 @@ struct CollectiveSpec {
   int root = 0;                             ///< Broadcast/Reduce root, a rank index
   Hierarchy hierarchy = Hierarchy::Leader;  ///< hierarchical only
   InterAlgorithm inter = InterAlgorithm::Ring;  ///< hierarchical only
+  /// hierarchical rail AllReduce: each node's level runs on its reducing NVSwitch (NVLS: the switch
+  /// sums block l of every rank for rank l, and multicasts it back), not as a ring; NCCL's NVLS-Tree
+  /// with inter = tree. Set by the nccl algorithm.
+  bool intra_in_network = false;
   std::vector<DeviceId> servers;                ///< parameter_server: PS devices; empty = default
   /// ring (also when nccl picks ring): the ring order of each channel. Channel c uses
   /// channel_rings[c % size()], a permutation of rank indices 0..p-1: ring position k holds rank

@@ -18,10 +18,10 @@
 
 namespace ringlab::sim {
 
-/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain, NVLSTree and PAT are
-/// not modelled).
-enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls };
-inline constexpr int kNcclAlgorithmCount = 4;
+/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain and PAT are not
+/// modelled). NvlsTree: NVLS inside each node, a tree between nodes per NVLS head.
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls, NvlsTree };
+inline constexpr int kNcclAlgorithmCount = 5;
 std::string_view to_string(NcclAlgorithm a);
 
 /// NCCL's path types between two devices of a node, nearest first (src/graph/topo.h PATH_* and
@@ -60,7 +60,8 @@ struct NicFilter {
 /// The NCCL environment of a run. Defaults are NCCL's own.
 struct NcclEnv {
   std::array<NcclEnable, kNcclAlgorithmCount> algorithms{NcclEnable::Default, NcclEnable::Default,
-                                                          NcclEnable::Default, NcclEnable::Default};
+                                                          NcclEnable::Default, NcclEnable::Default,
+                                                          NcclEnable::Default};
   std::array<NcclEnable, 3> protocols{NcclEnable::Default, NcclEnable::Default,
                                       NcclEnable::Default};  ///< indexed by Protocol (Simple, LL128, LL)
   int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own

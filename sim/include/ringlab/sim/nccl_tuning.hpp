@@ -33,6 +33,10 @@ struct NcclModel {
   bool nvlink = false;               ///< every rank's GPU has NVLink (intra hw NVLINK, else PCI)
   bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
   bool collnet = false;              ///< a fabric switch that reduces (InfiniBand SHARP) and > 1 node
+  bool nvls_tree = false;            ///< > 1 node, each with an NVSwitch that reduces (NVLS-Tree)
+  /// NVLS-Tree: the slowest head's network path in NCCL's units, GB/s: the NICs nearest the head GPU
+  /// together (NCCL fuses them), at most its PCIe link.
+  double nvls_head_gbytes = 0.0;
   GpuModel gpu = GpuModel::Generic;  ///< oldest GPU among the ranks (NCCL's minCompCap)
   int nics = 0;                      ///< network rails: fewest NICs that leave a host (0 single node)
   Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
@@ -65,6 +69,10 @@ struct NcclChoice {
   Duration latency;       ///< the model's latency term
   Duration step_latency;  ///< hwLat of the chosen pair on the hops it crosses (NET when multi-node)
   Bandwidth bandwidth;    ///< the model's algorithm bandwidth
+  /// The algorithm bandwidth the simulated time is floored at (NVLS, NVLS-Tree, Tree: see
+  /// run_collective.cpp): the model's, except that NVLS and NVLS-Tree take the newest release's
+  /// hardware figure (nvlsEfficiency, 2.28) whatever release chose them. Zero: no floor.
+  Bandwidth floor;
   std::string name;       ///< "ring/ll128"
   /// Non-empty when the NCCL settings leave no (algorithm, protocol) for the collective: NCCL fails
   /// ("no algorithm/protocol available", src/enqueue.cc); the other fields are then meaningless.
