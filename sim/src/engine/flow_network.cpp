@@ -22,7 +22,10 @@ struct ShareAfter {
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
-    : directions_(capacity_bytes_per_ps.size()), direction_hops_(capacity_bytes_per_ps.size()) {
+    : directions_(capacity_bytes_per_ps.size()),
+      direction_hops_(capacity_bytes_per_ps.size()),
+      bound_sum_(capacity_bytes_per_ps.size(), 0.0),
+      released_(capacity_bytes_per_ps.size(), 0) {
   for (std::size_t c = 0; c < directions_.size(); ++c) {
     assert(capacity_bytes_per_ps[c] > 0 && "direction capacity must be positive");
     directions_[c].capacity = capacity_bytes_per_ps[c];
@@ -73,7 +76,9 @@ void FlowNetwork::add_hop(std::uint32_t h) {
     if (direction.count == 1) {  // a second flow: materialise the list, the first flow first
       hops_[direction.lone].slot = 0;
       list.push_back(direction.lone);
+      bound_sum_[hop.direction] = flows_[hops_[direction.lone].flow].bound;
     }
+    bound_sum_[hop.direction] += flows_[hop.flow].bound;
     hop.slot = std::uint32_t(list.size());
     list.push_back(h);
   }
@@ -83,16 +88,23 @@ void FlowNetwork::add_hop(std::uint32_t h) {
 void FlowNetwork::remove_hop(std::uint32_t h) {
   const Hop hop = hops_[h];
   Direction& direction = directions_[hop.direction];
+  if (direction.count == 1) {
+    direction.count = 0;
+    return;
+  }
+  const bool was_slack = slack(hop.direction);
   --direction.count;
-  if (direction.count == 0) return;
+  bound_sum_[hop.direction] -= flows_[hop.flow].bound;  // rebuilt from scratch when a list is next made
   // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
   std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
   list[hop.slot] = list.back();
   hops_[list[hop.slot]].slot = hop.slot;
   list.pop_back();
-  if (direction.count > 1) return;
-  direction.lone = list.front();
-  list.clear();
+  if (direction.count == 1) {
+    direction.lone = list.front();
+    list.clear();
+  }
+  if (!was_slack && slack(hop.direction)) released_[hop.direction] = touch_epoch_;
 }
 
 FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double rate_cap) {
@@ -116,6 +128,7 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   flow.visit = epoch_;
   flow.active = true;
   flow.rate_cap = rate_cap;
+  flow.bound = std::min(rate_cap, routes_[route_id].min_capacity);
   flow.remaining = bytes;
   flow.settled = now.picoseconds();
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -150,23 +163,29 @@ void FlowNetwork::finish(FlowId id, Duration now) {
 }
 
 void FlowNetwork::collect_component(DirectionId seed) {
-  std::size_t next = component_directions_.size();
   directions_[seed].visit = epoch_;
   component_directions_.push_back(seed);
+  grow_component(component_directions_.size() - 1);
+}
+
+void FlowNetwork::add_to_component(FlowId f) {
+  Flow& flow = flows_[f];
+  flow.visit = epoch_;
+  component_flows_.push_back(f);
+  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
+    const DirectionId other = hops_[k].direction;
+    if (directions_[other].visit == epoch_ || slack(other)) continue;
+    directions_[other].visit = epoch_;
+    component_directions_.push_back(other);
+  }
+}
+
+void FlowNetwork::grow_component(std::size_t next) {
   while (next < component_directions_.size()) {
     const DirectionId c = component_directions_[next++];
     for_each_hop(c, [&](std::uint32_t h) {
       const FlowId f = hops_[h].flow;
-      Flow& flow = flows_[f];
-      if (flow.visit == epoch_) return;
-      flow.visit = epoch_;
-      component_flows_.push_back(f);
-      for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
-        const DirectionId other = hops_[k].direction;
-        if (directions_[other].visit == epoch_) continue;
-        directions_[other].visit = epoch_;
-        component_directions_.push_back(other);
-      }
+      if (flows_[f].visit != epoch_) add_to_component(f);
     });
   }
 }
@@ -177,6 +196,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
   flow.new_rate = rate;
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
     const DirectionId c = hops_[k].direction;
+    if (slack(c)) continue;  // outside the component: it limits nobody
     Direction& direction = directions_[c];
     // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
     direction.residual = std::max(0.0, direction.residual - rate);
@@ -244,20 +264,47 @@ void FlowNetwork::fill_component() {
 }
 
 bool FlowNetwork::is_alone(const Flow& flow) const {
-  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-    if (directions_[hops_[k].direction].count != 1) return false;
+  for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
+    const DirectionId c = hops_[k].direction;
+    if (directions_[c].count != 1 && !slack(c)) return false;
+  }
   return true;
 }
 
 void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& changed) {
   Flow& flow = flows_[f];
   flow.visit = epoch_;
-  const double rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
+  const double rate = flow.bound;
   if (rate == flow.rate) return;
   flow.remaining = remaining(f, now);
   flow.settled = now.picoseconds();
   flow.rate = rate;
   changed.push_back(f);
+}
+
+void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {
+  assert(!component_flows_.empty());
+  fill_component();
+  for (FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    if (flow.new_rate == flow.rate) continue;
+    flow.remaining = remaining(f, now);
+    flow.settled = now.picoseconds();
+    flow.rate = flow.new_rate;
+    changed.push_back(f);
+  }
+}
+
+void FlowNetwork::solve_from_flow(FlowId f, Duration now, std::vector<FlowId>& changed) {
+  if (is_alone(flows_[f])) {
+    settle_alone(f, now, changed);
+    return;
+  }
+  component_directions_.clear();
+  component_flows_.clear();
+  add_to_component(f);
+  grow_component(0);
+  solve_component(now, changed);
 }
 
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
@@ -269,12 +316,25 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
     const Direction& direction = directions_[seed];
     if (direction.visit == epoch_) continue;
     if (direction.count == 0) continue;  // only departures that left it idle
+    if (slack(seed)) {
+      // It limits nobody, so its flows are reached through their other directions, except for a
+      // flow that just started there (it may have no other) and, when the direction has just stopped
+      // limiting, every flow it limited.
+      const bool released = released_[seed] == touch_epoch_;
+      for_each_hop(seed, [&](std::uint32_t h) {
+        const FlowId f = hops_[h].flow;
+        if (flows_[f].visit == epoch_ || (!released && flows_[f].rate != 0)) return;
+        recomputed = true;
+        solve_from_flow(f, now, changed);
+      });
+      continue;
+    }
     if (direction.count == 1) {
       const FlowId f = hops_[direction.lone].flow;
       if (flows_[f].visit == epoch_) continue;  // reached already, from another direction of its route
       if (is_alone(flows_[f])) {
-        // Its component is the flow itself: no search, no filling. Its directions hold no other flow,
-        // so no search can reach them; marking the flow visited is enough.
+        // Its component is the flow itself: no search, no filling. Its directions hold no other flow
+        // that it could limit, so no search needs them; marking the flow visited is enough.
         recomputed = true;
         settle_alone(f, now, changed);
         continue;
@@ -283,17 +343,8 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
     component_directions_.clear();
     component_flows_.clear();
     collect_component(seed);
-    assert(!component_flows_.empty());
     recomputed = true;
-    fill_component();
-    for (FlowId f : component_flows_) {
-      Flow& flow = flows_[f];
-      if (flow.new_rate == flow.rate) continue;
-      flow.remaining = remaining(f, now);
-      flow.settled = now.picoseconds();
-      flow.rate = flow.new_rate;
-      changed.push_back(f);
-    }
+    solve_component(now, changed);
   }
   touched_directions_.clear();
   ++touch_epoch_;

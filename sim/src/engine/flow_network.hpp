@@ -9,7 +9,14 @@
 // Changes are batched: start()/finish() only record which directions were touched; reallocate() then
 // recomputes, in one pass, the connected components (flows linked by shared directions) that contain a
 // touched direction. Max-min allocations decompose over those components, so the incremental update
-// is exact, and in a ring each flow's component is a handful of directions. Flows whose rate did not
+// is exact, and in a ring each flow's component is a handful of directions.
+//
+// Slack directions do not link components: a direction whose flows could all run at their upper
+// bounds at once (each flow's cap or its route's narrowest capacity, summed, within the capacity)
+// never limits any rate, so the max-min allocation without it is feasible with it and therefore the
+// same allocation. A non-blocking fabric's spine links are typically slack, which keeps components
+// to a node and its NICs instead of the whole cluster. (A flow's narrowest direction is never slack,
+// so every flow keeps a direction that bounds it.) Flows whose rate did not
 // change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
 // completions of the flows reallocate() reports as changed.
 //
@@ -136,6 +143,7 @@ class FlowNetwork {
     bool frozen = false;           ///< progressive filling: rate fixed in the current pass
     double rate = 0;               ///< bytes per picosecond
     double rate_cap = kUnlimitedRate;
+    double bound = 0;              ///< upper bound on its rate: min(rate_cap, route's narrowest capacity)
     double remaining = 0;          ///< bytes left at time `settled`
     std::int64_t settled = 0;      ///< picoseconds
     double new_rate = 0;           ///< scratch for reallocate()
@@ -177,7 +185,25 @@ class FlowNetwork {
   bool is_alone(const Flow& flow) const;
   /// Sets an alone flow's rate (its cap or its route's narrowest direction) and marks it visited.
   void settle_alone(FlowId flow, Duration now, std::vector<FlowId>& changed);
+  /// Whether direction c can never limit a rate (see the file comment). Margin: sums of bounds are
+  /// kept incrementally, so a direction within a relative 1e-9 of full counts as able to fill.
+  bool slack(DirectionId c) const {
+    const Direction& d = directions_[c];
+    if (d.count == 0) return true;
+    const double sum = d.count == 1 ? flows_[hops_[d.lone].flow].bound : bound_sum_[c];
+    return sum <= d.capacity * kSlackFraction;
+  }
+  static constexpr double kSlackFraction = 1.0 - 1e-9;
   void collect_component(DirectionId seed);
+  /// Adds flow f and its unvisited non-slack directions to the component being collected.
+  void add_to_component(FlowId f);
+  /// Breadth-first search from component_directions_[next] on: every flow on them and the
+  /// non-slack directions of those flows.
+  void grow_component(std::size_t next);
+  /// Recomputes the component of flow f (f alone when it is alone on its non-slack directions).
+  void solve_from_flow(FlowId f, Duration now, std::vector<FlowId>& changed);
+  /// Fills the collected component and records the flows whose rate changed.
+  void solve_component(Duration now, std::vector<FlowId>& changed);
   void fill_component();
   void freeze(FlowId flow, double rate);
   void touch(DirectionId c);
@@ -197,6 +223,8 @@ class FlowNetwork {
   // Directions.
   std::vector<Direction> directions_;
   std::vector<std::vector<std::uint32_t>> direction_hops_;  ///< indices into hops_, while count >= 2
+  std::vector<double> bound_sum_;          ///< per direction: sum of Flow::bound over its flows (kept while count >= 2)
+  std::vector<std::uint32_t> released_;    ///< per direction: touch_epoch_ in which it turned slack
 
   // Routes, flows, hops.
   std::vector<DirectionId> route_directions_;

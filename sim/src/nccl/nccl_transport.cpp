@@ -73,15 +73,15 @@ struct NcclTransports::Impl {
 
   Impl(const Topology& t, const NcclEnv& e, EcmpPolicy policy) : topology(t), env(e), router(t, policy) {}
 
-  /// Path type over the devices of a route's directions [begin, end).
-  NcclPath classify(const Route& route, std::size_t begin, std::size_t end) const {
+  /// NCCL's path type of a route: the link kinds it uses and the devices it passes.
+  NcclPath classify(const Route& route) const {
     bool nvlink_only = true;
     int cpus = 0;
     int switches = 0;
-    for (std::size_t i = begin; i < end; ++i) {
+    for (std::size_t i = 0; i < route.directions.size(); ++i) {
       const DirectionId c = route.directions[i];
       nvlink_only = nvlink_only && is_nvlink_kind(topology.link(Topology::direction_link(c)).kind);
-      if (i + 1 == end) break;  // the last hop's target is the far end, not a device passed through
+      if (i + 1 == route.directions.size()) break;  // the last hop's target is the far end
       const DeviceKind k = topology.device(topology.direction_target(c)).kind;
       cpus += k == DeviceKind::Cpu;
       switches += k == DeviceKind::PcieSwitch;
@@ -122,8 +122,7 @@ struct NcclTransports::Impl {
 
   NcclPath path_type(DeviceId a, DeviceId b) const {
     if (a == b) return NcclPath::Loc;
-    const Route route = router.route(a, b);
-    return classify(route, 0, route.directions.size());
+    return classify(router.route(a, b));
   }
 
   NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
@@ -190,16 +189,16 @@ bool NcclTransports::stages(std::span<const DeviceId> ranks) const {
   std::unordered_map<HostId, std::vector<DeviceId>> by_host;
   for (DeviceId r : ranks)
     if (t.device(r).host != kNoHost) by_host[t.device(r).host].push_back(r);
-  for (const auto& [host, gpus] : by_host) {
+  for (const auto& [host, gpus] : by_host)
     for (DeviceId a : gpus)
       for (DeviceId b : gpus)
         if (a != b && connect(a, b).transport != NcclTransport::P2p) return true;
-    if (by_host.size() == 1) continue;
-    for (DeviceId a : gpus)
-      for (DeviceId n = 0; n < DeviceId(t.devices().size()); ++n) {
-        if (t.device(n).host != host || t.device(n).kind != DeviceKind::Nic) continue;
-        if (!impl_->gdr(a, n, true) || !impl_->gdr(a, n, false)) return true;
-      }
+  if (by_host.size() < 2) return false;
+  for (DeviceId n = 0; n < DeviceId(t.devices().size()); ++n) {
+    const auto it = by_host.find(t.device(n).host);
+    if (t.device(n).kind != DeviceKind::Nic || it == by_host.end()) continue;
+    for (DeviceId a : it->second)
+      if (!impl_->gdr(a, n, true) || !impl_->gdr(a, n, false)) return true;
   }
   return false;
 }
