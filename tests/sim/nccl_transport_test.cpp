@@ -204,3 +204,17 @@ TEST_CASE("nccl transports: SHM sends every byte up and down the PCIe switch's u
   // 2 (p-1)/p N = N bytes over its own link (both channels together).
   CHECK(p2p_term == Approx(64.0 * (1 << 20) / 24e9).epsilon(0.02));
 }
+
+TEST_CASE("nccl transports: GCP's GPUDirect-TCPX(O) moves GPU memory directly, plain TCP is NCCL's socket transport",
+          "[nccl][transport]") {
+  CHECK(find_transport("tcpxo") == Transport::Tcpx);
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::GcpA3Mega);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology gcp = make_cluster(spec);
+  CHECK_FALSE(NcclTransports(gcp, NcclEnv{}).stages(gcp.gpus()));
+  spec.node.transport = Transport::Tcp;
+  const Topology sockets = make_cluster(spec);
+  CHECK(NcclTransports(sockets, NcclEnv{}).stages(sockets.gpus()));
+}

@@ -166,7 +166,7 @@ TEST_CASE("unknown kinds list the accepted names", "[scenario][bad-input]") {
 
   p = only_problem(explicit_cluster("", R"(, {"a": "a/nic0", "b": "b/nic0", "kind": "eth10", "transport": "udp"})"));
   CHECK(p.location == "/cluster/links/4/transport");
-  CHECK(p.message == "unknown transport \"udp\": expected one of rdma, roce (= rdma), tcp, srd, efa (= srd)");
+  CHECK(p.message == "unknown transport \"udp\": expected one of rdma, roce (= rdma), tcp, srd, efa (= srd), tcpx, tcpxo (= tcpx)");
 }
 
 TEST_CASE("unit fields: a missing unit, an unknown unit, zero or negative values", "[scenario][bad-input]") {

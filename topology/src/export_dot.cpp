@@ -311,7 +311,7 @@ class DotWriter {
       if (la < lb || (la == lb && b < a)) std::swap(a, b);
       const LinkFamily f = link_family(l.kind);
       families_.insert(f);
-      ++edges[EdgeKey{a, b, link_label(l), f, l.transport == Transport::Tcp}];
+      ++edges[EdgeKey{a, b, link_label(l), f, l.transport == Transport::Tcp || l.transport == Transport::Tcpx}];
     }
     for (const auto& [e, count] : edges) {
       const std::string label = count > 1 ? std::to_string(count) + " x " + e.label : e.label;

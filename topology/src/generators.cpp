@@ -107,14 +107,14 @@ constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
      "InfiniBand, 2x Xeon Sapphire Rapids; layout as azure_ndv5 (inferred)"},
     // ---- Google Cloud (the 200 Gb/s primary host NIC is left out) -----------------------------------
     {NodeTemplate::GcpA3, "gcp_a3", "a3-highgpu-8g", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
-     LinkKind::Pcie5, 4, 4, LinkKind::Eth200, Transport::Tcp,
+     LinkKind::Pcie5, 4, 4, LinkKind::Eth200, Transport::Tcpx,
      "GCP A3 machine series and GKE GPUDirect-TCPX pages (a3-highgpu-8g): 8 H100 80GB, 4 GPU NICs of "
-     "200 Gb/s with GPUDirect-TCPX (TCP into GPU memory: tcp), 2x Xeon Sapphire Rapids; 4 PCIe gen5 "
+     "200 Gb/s with GPUDirect-TCPX (TCP into GPU memory: tcpx), 2x Xeon Sapphire Rapids; 4 PCIe gen5 "
      "switches each with 2 GPUs and 1 GPU NIC (inferred from one NIC per GPU pair)"},
     {NodeTemplate::GcpA3Mega, "gcp_a3_mega", "a3-megagpu-8g", GpuModel::H100, 8, GpuInterconnect::NvSwitch, true, 2,
-     LinkKind::Pcie5, 8, 8, LinkKind::Eth200, Transport::Tcp,
+     LinkKind::Pcie5, 8, 8, LinkKind::Eth200, Transport::Tcpx,
      "GCP A3 machine series page (a3-megagpu-8g): 8 H100 80GB, 8 GPU NICs of 200 Gb/s (1600 Gb/s) with "
-     "GPUDirect-TCPXO (TCP with NIC offload; modelled as tcp, inferred), one NIC per GPU on its PCIe gen5 "
+     "GPUDirect-TCPXO (TCP with NIC offload; modelled as tcpx, inferred), one NIC per GPU on its PCIe gen5 "
      "switch (inferred)"},
     {NodeTemplate::GcpA3Ultra, "gcp_a3_ultra", "a3-ultragpu-8g", GpuModel::H200, 8, GpuInterconnect::NvSwitch, true,
      2, LinkKind::Pcie5, 8, 8, LinkKind::Eth400, Transport::Rdma,
@@ -233,7 +233,7 @@ void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
   c.range("node/nic_ports", n.nic_ports, 1, kLimits.lanes);
   c.family("node/pcie", n.pcie, link_family(n.pcie) == LinkFamily::Pcie, "a PCIe generation (pcie3 .. pcie6)");
   c.family("node/nic", n.nic, is_network(n.nic), "an InfiniBand or Ethernet port kind");
-  if (n.transport == Transport::None) c.add("node/transport", "expected rdma, tcp or srd");
+  if (n.transport == Transport::None) c.add("node/transport", "expected rdma, tcp, srd or tcpx");
   if (n.transport != Transport::Rdma && link_family(n.nic) == LinkFamily::InfiniBand)
     c.add("node/transport", std::string(to_string(n.transport)) + " over InfiniBand (" + std::string(to_string(n.nic)) +
                                 "): expected rdma, or an Ethernet NIC kind for " + std::string(to_string(n.transport)));

@@ -194,6 +194,7 @@ std::string_view to_string(Transport t) {
     case Transport::Rdma: return "rdma";
     case Transport::Tcp: return "tcp";
     case Transport::Srd: return "srd";
+    case Transport::Tcpx: return "tcpx";
   }
   return "none";
 }
@@ -215,6 +216,7 @@ std::optional<Transport> find_transport(std::string_view name) {
   if (name == "rdma" || name == "roce") return Transport::Rdma;
   if (name == "tcp") return Transport::Tcp;
   if (name == "srd" || name == "efa") return Transport::Srd;
+  if (name == "tcpx" || name == "tcpxo") return Transport::Tcpx;
   return std::nullopt;
 }
 

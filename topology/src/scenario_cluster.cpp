@@ -41,7 +41,7 @@ bool is_network(LinkKind k) {
 
 bool can_reduce(DeviceKind k) { return k == DeviceKind::NvSwitch || is_fabric_switch(k); }
 
-std::string transport_names() { return "rdma, roce (= rdma), tcp, srd, efa (= srd)"; }
+std::string transport_names() { return "rdma, roce (= rdma), tcp, srd, efa (= srd), tcpx, tcpxo (= tcpx)"; }
 
 class ClusterReader {
  public:

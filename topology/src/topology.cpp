@@ -57,7 +57,7 @@ Link Topology::default_link(DeviceId a, DeviceId b, LinkKind kind, int lanes, Tr
   if (network && transport == Transport::None) transport = Transport::Rdma;
   if (d.family == LinkFamily::InfiniBand) transport = Transport::Rdma;
   link.transport = network ? transport : Transport::None;
-  link.overhead = link.transport == Transport::Tcp ? d.tcp_overhead : d.rdma_overhead;
+  link.overhead = link.transport == Transport::Tcp || link.transport == Transport::Tcpx ? d.tcp_overhead : d.rdma_overhead;
   return link;
 }
 

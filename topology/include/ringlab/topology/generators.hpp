@@ -71,7 +71,7 @@ struct NodeSpec {
   int nics = 1;                           ///< compute NICs; NIC i is rail i
   LinkKind nic = LinkKind::Eth100;        ///< NIC port kind (InfiniBand or Ethernet)
   int nic_ports = 1;                      ///< ports per NIC bonded into its fabric link
-  Transport transport = Transport::Rdma;  ///< rdma, tcp or srd (InfiniBand is always rdma)
+  Transport transport = Transport::Rdma;  ///< rdma, tcp, srd or tcpx (InfiniBand is always rdma)
   /// Hosts whose GPUs share one NVLink switch (multi-node NVLink, GB200 NVL72: 18 trays): with more
   /// than 1, the `nvswitch` interconnect of consecutive groups of this many hosts is one NVSwitch
   /// outside them, named "<fabric prefix>nvlink<d>", in place of one per host. A node count that it

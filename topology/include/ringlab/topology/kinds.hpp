@@ -41,11 +41,13 @@ inline constexpr int kLinkKindCount = 22;
 
 enum class LinkFamily : std::uint8_t { NvLink, Pcie, Smp, InfiniBand, Ethernet, Custom };
 
-/// Transport of a network link. InfiniBand is always RDMA; Ethernet may be RoCE (RDMA), TCP, or
-/// AWS EFA's SRD (Scalable Reliable Datagram: RDMA-like GPUDirect, but with its own, higher per-message
-/// latency, which NCCL's network hop latency takes from the aws-ofi-nccl plugin; see nccl_tuning.cpp).
-/// Host-internal links use None.
-enum class Transport : std::uint8_t { None, Rdma, Tcp, Srd };
+/// Transport of a network link. InfiniBand is always RDMA; Ethernet may be RoCE (RDMA), TCP, AWS
+/// EFA's SRD (Scalable Reliable Datagram: RDMA-like GPUDirect, but with its own, higher per-message
+/// latency, which NCCL's network hop latency takes from the aws-ofi-nccl plugin; see nccl_tuning.cpp),
+/// or Google's GPUDirect-TCPX/TCPXO (TCP whose payload the NIC moves to and from GPU memory: TCP's
+/// per-message overhead, but no staging in host memory under NCCL). Plain TCP is NCCL's socket
+/// transport, which stages through host memory (nccl_transport.hpp). Host-internal links use None.
+enum class Transport : std::uint8_t { None, Rdma, Tcp, Srd, Tcpx };
 
 /// GPU models of the catalogue (kGpuTable in kinds.cpp). New models are appended: the enum indexes
 /// tables (kGpuTable, calibration arrays), so the order of existing values never changes and it is
