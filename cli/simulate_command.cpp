@@ -23,6 +23,7 @@
 #include "output.hpp"
 #include "validators.hpp"
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/nccl_transport.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/run_collective.hpp"
@@ -428,6 +429,10 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   if (plan.simgrid) header.notes = "engine simgrid (" + std::string(to_string(plan.simgrid_model)) + " model)";
   for (const std::string& setting : plan.nccl_env.settings)
     header.notes += (header.notes.empty() ? "" : ", ") + setting;
+  if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl) {
+    const std::string staging = NcclTransports(scenario.cluster, plan.nccl_env).summary(plan.order.ranks);
+    if (!staging.empty()) header.notes += (header.notes.empty() ? "" : ", ") + staging;
+  }
   if (plan.payload.compression.kind != CompressionKind::None)
     header.notes += (header.notes.empty() ? "" : ", ") + ("compression " + to_string(plan.payload.compression));
   return SimulateRun{std::move(header), std::move(rows), std::move(last_schedule)};

@@ -87,6 +87,9 @@ TEST_CASE("nccl transports: P2P up to PXB by default, SHM through the receiver's
   CHECK(nccl.stages(t.gpus()));
   const std::vector<DeviceId> pair{g0, g1};
   CHECK_FALSE(nccl.stages(pair));
+  CHECK(nccl.summary(pair).empty());
+  // 8 GPUs: of the 56 ordered pairs only the 8 under a common switch use P2P.
+  CHECK(nccl.summary(t.gpus()) == "nccl transports: SHM or a NIC loopback for 48 of 56 GPU pairs inside nodes");
 
   // NCCL_P2P_LEVEL=SYS: P2P everywhere; PIX: only under one switch.
   const NcclTransports sys(t, env_of({{"NCCL_P2P_LEVEL", "SYS"}}));
@@ -155,6 +158,7 @@ TEST_CASE("nccl transports: GPUDirect RDMA within NCCL_NET_GDR_LEVEL, else stage
   CHECK(staged.waypoints == std::vector<DeviceId>{device(far, "node0/cpu0"), device(far, "node0/nic0"),
                                                   device(far, "node1/nic0"), device(far, "node1/cpu0")});
   CHECK(nccl.stages(far.gpus()));
+  CHECK(nccl.summary(far.gpus()) == "nccl transports: NET through host memory for 2 of 2 GPU-NIC pairs");
   // NCCL_NET_GDR_LEVEL=PHB reaches it; NCCL_NET_GDR_READ=0 keeps sends in host memory.
   CHECK(NcclTransports(far, env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}})).connect(far.gpus()[0], far.gpus()[1]).waypoints.empty());
   const NcclConnection no_read = NcclTransports(near, env_of({{"NCCL_NET_GDR_READ", "0"}})).connect(near.gpus()[0], near.gpus()[1]);

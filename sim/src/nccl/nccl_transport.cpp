@@ -184,23 +184,68 @@ NcclConnection NcclTransports::connect(DeviceId src, DeviceId dst, std::uint64_t
   return c;
 }
 
-bool NcclTransports::stages(std::span<const DeviceId> ranks) const {
-  const Topology& t = impl_->topology;
-  std::unordered_map<HostId, std::vector<DeviceId>> by_host;
-  for (DeviceId r : ranks)
-    if (t.device(r).host != kNoHost) by_host[t.device(r).host].push_back(r);
-  for (const auto& [host, gpus] : by_host)
-    for (DeviceId a : gpus)
-      for (DeviceId b : gpus)
-        if (a != b && connect(a, b).transport != NcclTransport::P2p) return true;
-  if (by_host.size() < 2) return false;
-  for (DeviceId n = 0; n < DeviceId(t.devices().size()); ++n) {
-    const auto it = by_host.find(t.device(n).host);
-    if (t.device(n).kind != DeviceKind::Nic || it == by_host.end()) continue;
-    for (DeviceId a : it->second)
-      if (!impl_->gdr(a, n, true) || !impl_->gdr(a, n, false)) return true;
+namespace {
+
+/// Ranks by host (hosts in first-seen order), GPUs outside any host left out.
+std::vector<std::vector<DeviceId>> ranks_by_host(const Topology& t, std::span<const DeviceId> ranks) {
+  std::unordered_map<HostId, std::size_t> index;
+  std::vector<std::vector<DeviceId>> out;
+  for (DeviceId r : ranks) {
+    const HostId h = t.device(r).host;
+    if (h == kNoHost) continue;
+    const auto [it, added] = index.emplace(h, out.size());
+    if (added) out.emplace_back();
+    out[it->second].push_back(r);
   }
-  return false;
+  return out;
+}
+
+}  // namespace
+
+struct NcclTransports::Count {
+  int shm = 0, pairs = 0;        ///< ordered GPU pairs inside nodes: not P2P, all
+  int staged = 0, gpu_nics = 0;  ///< (GPU, NIC) pairs of a node without GPUDirect both ways, all
+};
+
+NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ranks, bool first_only) const {
+  const Topology& t = impl_->topology;
+  Count n;
+  const auto hosts = ranks_by_host(t, ranks);
+  for (const auto& gpus : hosts)
+    for (DeviceId a : gpus)
+      for (DeviceId b : gpus) {
+        if (a == b) continue;
+        ++n.pairs;
+        if (connect(a, b).transport != NcclTransport::P2p && ++n.shm && first_only) return n;
+      }
+  if (hosts.size() < 2) return n;
+  for (const auto& gpus : hosts)
+    for (DeviceId nic = 0; nic < DeviceId(t.devices().size()); ++nic) {
+      if (t.device(nic).kind != DeviceKind::Nic || t.device(nic).host != t.device(gpus.front()).host) continue;
+      for (DeviceId a : gpus) {
+        ++n.gpu_nics;
+        const bool direct = impl_->gdr(a, nic, true) && impl_->gdr(a, nic, false);
+        if (!direct && ++n.staged && first_only) return n;
+      }
+    }
+  return n;
+}
+
+bool NcclTransports::stages(std::span<const DeviceId> ranks) const {
+  const Count n = count_staging(ranks, true);
+  return n.shm > 0 || n.staged > 0;
+}
+
+std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
+  const Count n = count_staging(ranks, false);
+  std::string out;
+  if (n.shm > 0)
+    out += "SHM or a NIC loopback for " + std::to_string(n.shm) + " of " + std::to_string(n.pairs) +
+           " GPU pairs inside nodes";
+  if (n.staged > 0)
+    out += (out.empty() ? "" : "; ") + std::string("NET through host memory for ") + std::to_string(n.staged) +
+           " of " + std::to_string(n.gpu_nics) + " GPU-NIC pairs";
+  return out.empty() ? out : "nccl transports: " + out;
 }
 
 }  // namespace ringlab::sim

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,9 +62,15 @@ class NcclTransports {
   /// one host without P2P, or a GPU and NIC of a host without GPUDirect RDMA in either direction):
   /// only then does the simulator need waypoints. O(pairs per host + GPUs x NICs) routes.
   bool stages(std::span<const DeviceId> ranks) const;
+  /// What goes through host memory among `ranks`, for a report header: "" when every pair of a node
+  /// uses P2P and every GPU-NIC pair GPUDirect RDMA; else, e.g., "nccl transports: SHM for 2 of 2 GPU
+  /// pairs inside nodes; NET through host memory for 16 of 16 GPU-NIC pairs".
+  std::string summary(std::span<const DeviceId> ranks) const;
 
  private:
   struct Impl;
+  struct Count;
+  Count count_staging(std::span<const DeviceId> ranks, bool first_only) const;
   std::unique_ptr<Impl> impl_;
 };
 
