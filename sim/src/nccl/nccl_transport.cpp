@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "nccl/host_paths.hpp"
+
 namespace ringlab::sim {
 namespace {
 
@@ -24,26 +26,14 @@ bool is_nvlink_kind(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 /// The nearest device of `kind` to `from` over its host's internals (GPUs do not forward), fewest
 /// hops, then lowest local index; kNone when the host has none.
 DeviceId nearest_in_host(const Topology& topology, DeviceId from, DeviceKind kind) {
-  const HostId host = topology.device(from).host;
-  std::unordered_map<DeviceId, int> distance{{from, 0}};
-  std::vector<DeviceId> queue{from};
   DeviceId best = kNone;
   int best_distance = INT32_MAX;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const DeviceId x = queue[head];
-    const int d = distance[x];
-    if (d > best_distance) break;
+  for (const auto& [x, d] : detail::host_distances(topology, from)) {
     const Device& dx = topology.device(x);
-    if (x != from && dx.kind == kind &&
-        (d < best_distance || dx.local_index < topology.device(best).local_index)) {
+    if (x == from || dx.kind != kind) continue;
+    if (d < best_distance || (d == best_distance && dx.local_index < topology.device(best).local_index)) {
       best = x;
       best_distance = d;
-    }
-    if (x != from && dx.kind == DeviceKind::Gpu) continue;
-    for (const Adjacency& adj : topology.neighbors(x)) {
-      if (topology.device(adj.peer).host != host || distance.count(adj.peer)) continue;
-      distance.emplace(adj.peer, d + 1);
-      queue.push_back(adj.peer);
     }
   }
   return best;
@@ -186,16 +176,14 @@ NcclConnection NcclTransports::connect(DeviceId src, DeviceId dst, std::uint64_t
 
 namespace {
 
-/// Ranks by host (hosts in first-seen order), GPUs outside any host left out.
+/// Ranks by host (hosts in order of their first rank), GPUs outside any host left out.
 std::vector<std::vector<DeviceId>> ranks_by_host(const Topology& t, std::span<const DeviceId> ranks) {
-  std::unordered_map<HostId, std::size_t> index;
+  const detail::HostGroups groups = detail::group_by_host(t, ranks);
   std::vector<std::vector<DeviceId>> out;
-  for (DeviceId r : ranks) {
-    const HostId h = t.device(r).host;
-    if (h == kNoHost) continue;
-    const auto [it, added] = index.emplace(h, out.size());
-    if (added) out.emplace_back();
-    out[it->second].push_back(r);
+  for (std::size_t g = 0; g < groups.host.size(); ++g) {
+    if (groups.host[g] == kNoHost) continue;
+    out.emplace_back();
+    for (int r : groups.members[g]) out.back().push_back(ranks[std::size_t(r)]);
   }
   return out;
 }

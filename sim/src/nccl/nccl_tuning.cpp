@@ -15,8 +15,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "nccl/host_paths.hpp"
+
 namespace ringlab::sim {
 namespace {
+
+using detail::group_by_host;
+using detail::HostGroups;
 
 constexpr int kLL = 0;
 constexpr int kLL128 = 1;
@@ -453,33 +458,6 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
 
 namespace {
 
-/// Ranks grouped by host, hosts in order of their first rank; a GPU outside any host is a group of
-/// its own.
-struct HostGroups {
-  std::vector<HostId> host;                ///< per group (kNoHost for a lone GPU)
-  std::vector<std::vector<int>> members;   ///< per group: rank indices, in rank order
-};
-
-HostGroups group_by_host(const Topology& topology, std::span<const DeviceId> ranks) {
-  HostGroups g;
-  std::unordered_map<HostId, std::size_t> index;
-  for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const HostId h = topology.device(ranks[r]).host;
-    if (h == kNoHost) {
-      g.host.push_back(kNoHost);
-      g.members.push_back({int(r)});
-      continue;
-    }
-    const auto [it, added] = index.emplace(h, g.host.size());
-    if (added) {
-      g.host.push_back(h);
-      g.members.emplace_back();
-    }
-    g.members[it->second].push_back(int(r));
-  }
-  return g;
-}
-
 struct HostNetwork {
   Bandwidth egress;
   std::vector<DeviceId> nics;
@@ -517,18 +495,7 @@ std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology, 
 /// equally near to all of them. {0} when the host has fewer than two NICs.
 std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
   if (nics.size() < 2) return {0};
-  const HostId host = topology.device(gpu).host;
-  std::unordered_map<DeviceId, int> distance{{gpu, 0}};
-  std::vector<DeviceId> queue{gpu};
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const DeviceId x = queue[head];
-    for (const Adjacency& adj : topology.neighbors(x)) {
-      const Device& y = topology.device(adj.peer);
-      if (y.host != host || y.kind == DeviceKind::Gpu || distance.count(adj.peer)) continue;
-      distance.emplace(adj.peer, distance[x] + 1);
-      queue.push_back(adj.peer);
-    }
-  }
+  const std::unordered_map<DeviceId, int> distance = detail::host_distances(topology, gpu);
   std::vector<int> best{0};
   int best_distance = INT32_MAX;
   for (std::size_t r = 0; r < nics.size(); ++r) {
