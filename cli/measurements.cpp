@@ -52,7 +52,7 @@ std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& p
     std::vector<sim::Result> runs = sim::load_measurements(
         path, line.in_place ? sim::Placement::InPlace : sim::Placement::OutOfPlace, collective);
     if (scenario && sim::fill_unknown_ranks(runs, int(scenario->cluster.gpus().size())) > 0)
-      std::cerr << "ringlab: assumed: " << path << " lists no devices; its runs are taken to span all "
+      std::cerr << "ringlab: assumed: " << path << " lists no devices (or only some); its runs are taken to span all "
                 << scenario->cluster.gpus().size() << " GPUs of " << scenario->file << "\n";
     all.insert(all.end(), std::make_move_iterator(runs.begin()), std::make_move_iterator(runs.end()));
   }

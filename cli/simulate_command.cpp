@@ -430,7 +430,18 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   for (const std::string& setting : plan.nccl_env.settings)
     header.notes += (header.notes.empty() ? "" : ", ") + setting;
   if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl) {
-    const std::string staging = NcclTransports(scenario.cluster, plan.nccl_env).summary(plan.order.ranks);
+    std::optional<Topology> view;
+    try {
+      view = nccl_view(scenario.cluster, plan.order.ranks, plan.nccl_env);
+    } catch (const std::invalid_argument&) {
+      // reported per size by the run itself
+    }
+    const Topology& nccl_topology = view ? *view : scenario.cluster;
+    if (nccl_topology.hosts().size() < scenario.cluster.hosts().size())
+      header.notes += (header.notes.empty() ? "" : ", ") +
+                      ("nccl MNNVL: " + std::to_string(nccl_topology.hosts().size()) + " nodes (NVLink cliques) of " +
+                       std::to_string(scenario.cluster.hosts().size()) + " hosts");
+    const std::string staging = NcclTransports(nccl_topology, plan.nccl_env).summary(plan.order.ranks);
     if (!staging.empty()) header.notes += (header.notes.empty() ? "" : ", ") + staging;
   }
   if (plan.payload.compression.kind != CompressionKind::None)

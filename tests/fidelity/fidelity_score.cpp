@@ -16,9 +16,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "ringlab/sim/compare.hpp"
@@ -107,16 +109,27 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--markdown") markdown = true;
-    else if (a == "--max-median" && i + 1 < argc) max_median = std::stod(argv[++i]);
-    else if (a == "--max-system" && i + 1 < argc) max_system = std::stod(argv[++i]);
-    else {
+    else if ((a == "--max-median" || a == "--max-system") && i + 1 < argc) {
+      char* end = nullptr;
+      const double value = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end != '\0' || !(value >= 0)) {
+        std::cerr << "ringlab_fidelity: " << a << " expects a fraction >= 0, got '" << argv[i] << "'\n";
+        return 2;
+      }
+      (a == "--max-median" ? max_median : max_system) = value;
+    } else {
       std::cerr << "ringlab_fidelity: unknown argument " << a << "\n";
       return 2;
     }
   }
   std::vector<fs::path> dirs;
-  for (const auto& entry : fs::directory_iterator(argv[1]))
-    if (entry.is_directory() && fs::exists(entry.path() / "scenario.json")) dirs.push_back(entry.path());
+  std::error_code error;
+  for (fs::directory_iterator it(argv[1], error), end; !error && it != end; it.increment(error))
+    if (it->is_directory() && fs::exists(it->path() / "scenario.json")) dirs.push_back(it->path());
+  if (error) {
+    std::cerr << "ringlab_fidelity: " << argv[1] << ": " << error.message() << "\n";
+    return 2;
+  }
   std::sort(dirs.begin(), dirs.end());
   if (dirs.empty()) {
     std::cerr << "ringlab_fidelity: no system (a directory with scenario.json) under " << argv[1] << "\n";

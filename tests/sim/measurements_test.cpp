@@ -234,3 +234,22 @@ TEST_CASE("nccl-tests text: launcher prefixes are dropped, output without a coll
   CHECK(ag[0].ranks == 1);
   CHECK(ag[0].time == Duration::from_us(16.76));
 }
+
+TEST_CASE("nccl-tests text: a device list that is not ranks 0..n-1 is an excerpt and gives no rank count") {
+  // Published tables often keep only the last device line (tests/data/fidelity/gb200-*: "Rank 71").
+  const std::string excerpt =
+      "#  Rank 71 Group  0 Pid  14840 on tray17 device  3 [0x01] NVIDIA Graphics Device\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "   536870912     134217728     float     sum      -1   1806.7  297.16  586.06      0   1835.9  292.43  576.74      0\n";
+  const std::vector<Result> rows = read_nccl_tests_text(excerpt, "excerpt.txt", Placement::OutOfPlace, Collective::AllReduce);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].ranks == 0);
+  CHECK(rows[0].source.hosts.empty());
+  // Ranks 0 and 2 without 1: an excerpt too.
+  const std::string gap =
+      "#  Rank  0 Group  0 Pid 1 on node1 device  0 [0x01] GPU\n"
+      "#  Rank  2 Group  0 Pid 3 on node2 device  0 [0x01] GPU\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "        1024           256     float     sum      -1    20.0    0.05    0.05      0    20.0    0.05    0.05      0\n";
+  CHECK(read_nccl_tests_text(gap, "gap.txt", Placement::OutOfPlace, Collective::AllReduce)[0].ranks == 0);
+}

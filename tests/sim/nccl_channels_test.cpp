@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -367,20 +368,84 @@ TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those
   CHECK_THAT(none.not_applicable, Catch::Contains("NCCL_IB_HCA=mlx5 leaves host node0 without a NIC"));
 }
 
-TEST_CASE("GB200 NVL72: --algo nccl refuses multi-node NVLink, ring and in_network run over the rack's NVLink",
-          "[nccl][nvl72]") {
+Topology nvl72_racks(int trays, int trays_per_rack) {
   ClusterSpec spec;
-  spec.nodes = 18;
+  spec.nodes = trays;
   spec.node = node_template(NodeTemplate::Gb200Nvl72);
+  spec.node.nvlink_domain = trays_per_rack;
   spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
+  return make_cluster(spec);
+}
+
+TEST_CASE("GB200 NVL72: NCCL's view fuses each rack's NVLink clique into one node (MNNVL)", "[nccl][nvl72]") {
+  const Topology t = nvl72_racks(8, 4);  // 2 racks of 4 trays, 16 GPUs each
+  const std::vector<DeviceId> ranks = t.gpus();
+  const std::optional<Topology> view = nccl_mnnvl_topology(t, ranks);
+  REQUIRE(view);
+  CHECK(view->hosts().size() == 2);
+  REQUIRE(view->device_count() == t.device_count());
+  REQUIRE(view->links().size() == t.links().size());
+  // Every device keeps its id and name; a rack's GPUs and NICs are numbered tray by tray (rails over
+  // the whole clique), and the rack's NVLink switch joins its node.
+  for (HostId h = 0; h < 2; ++h) {
+    std::map<DeviceKind, std::vector<int>> indices;
+    for (DeviceId d : view->host_devices(h)) indices[view->device(d).kind].push_back(view->device(d).local_index);
+    for (DeviceKind k : {DeviceKind::Gpu, DeviceKind::Nic}) {
+      std::vector<int> got = indices[k];
+      std::sort(got.begin(), got.end());
+      std::vector<int> want(16);
+      for (int i = 0; i < 16; ++i) want[std::size_t(i)] = i;
+      CHECK(got == want);
+    }
+    CHECK(indices[DeviceKind::NvSwitch].size() == 1);
+  }
+  for (DeviceId d = 0; d < t.device_count(); ++d) CHECK(view->device(d).name == t.device(d).name);
+  // NCCL's model on the view: two nodes of 16 GPUs, NVLS-Tree across them; on the raw cluster the
+  // trays would be nodes joined by NVLink, which NCCL never sees.
+  const NcclModel fused = nccl_model(*view, ranks);
+  CHECK(fused.nodes == 2);
+  CHECK_FALSE(fused.multi_node_nvlink);
+  CHECK(fused.nvls_tree);
+  CHECK(nccl_model(t, ranks).multi_node_nvlink);
+  // DGX H100 nodes share no NVLink: nothing to fuse.
+  const Topology dgx = dgx_h100_cluster(2, FabricKind::SingleSwitch);
+  CHECK_FALSE(nccl_mnnvl_topology(dgx, dgx.gpus()));
+  // Before NCCL 2.20 there is no MNNVL.
+  NcclEnv old;
+  old.version = 21903;
+  CHECK_FALSE(nccl_mnnvl_topology(t, ranks, old));
+}
+
+TEST_CASE("GB200 NVL72: --algo nccl runs one rack as one NVLS node at the Blackwell NVLS rate; before 2.20 it is refused",
+          "[nccl][nvl72]") {
+  const Topology t = nvl72_racks(18, 18);
   CollectiveRequest request;
   request.algorithm = Algorithm::Nccl;
   request.message = 1_GiB;
   request.order.ranks = t.gpus();
   const CollectiveOutcome nccl = run_collective(t, request);
-  CHECK_FALSE(nccl.applicable());
-  CHECK_THAT(nccl.not_applicable, Catch::Contains("multi-node NVLink"));
+  REQUIRE(nccl.applicable());
+  CHECK(nccl.result->algorithm == "nccl:nvls/simple");
+  // NCCL 2.28's NVLS model on the fused rack: 32 channels (NCCL_MAX_NVLS_ARITY) and (32 + 1) x speed <=
+  // 18 x 40.1 GB/s picks 20 GB/s from the sm100 speeds; busBw = 32 x 20 x 0.74 x 31/32 x 2 = 917.6 GB/s.
+  // The flows alone would finish sooner (900 GB/s NVLink each way), so the model's rate sets the time:
+  // busbw over the time after NCCL's latency is that figure.
+  const NcclChoice choice = nccl_choose(*nccl_mnnvl_topology(t, request.order.ranks), request.order.ranks,
+                                        Collective::AllReduce, 1_GiB);
+  const double seconds = (nccl.result->time - choice.latency).seconds();
+  CHECK(2 * 71.0 / 72 * double(request.message.count()) / seconds / 1e9 == Approx(32 * 20 * 0.74 * 31.0 / 32 * 2));
+  // NCCL 2.19 has no MNNVL: NVLink between hosts is out of its reach.
+  set_nccl_env(request.nccl_env, "version", "2.19");
+  const CollectiveOutcome old = run_collective(t, request);
+  CHECK_FALSE(old.applicable());
+  CHECK_THAT(old.not_applicable, Catch::Contains("needs NCCL 2.20"));
+}
+
+TEST_CASE("GB200 NVL72: ring and in_network run over the rack's NVLink", "[nccl][nvl72]") {
+  const Topology t = nvl72_racks(18, 18);
+  CollectiveRequest request;
+  request.message = 1_GiB;
+  request.order.ranks = t.gpus();
   // A ring over the 72 GPUs in tray order crosses only NVLink: each GPU's 18 NVLink5 links (900 GB/s a
   // direction) carry one flow out and one in, so with links and reductions free (pure calibration,
   // no compute, no link latency) busbw = 900 GB/s exactly.

@@ -184,6 +184,23 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
   for (const NcclEstimate& e : nccl_estimates(m, Collective::AllReduce, 1_MiB)) CHECK(e.protocol != Protocol::LL128);
 }
 
+TEST_CASE("nccl: Blackwell takes 2.28's own NVLS constants (nvlsEfficiency 0.74, sm100 speeds)", "[nccl]") {
+  // One B200 node: 18 NVLink5 links at NCCL's 40.1 GB/s = 721.8; (8 + 1) x speed <= 721.8 picks 80
+  // from sm100SpeedArrayIntra (the SM90 array would give 60). busBw = 8 x 80 x 0.74 x 7/8 x 2 (AllReduce
+  // pipelining) = 828.8 GB/s; algBw = busBw x 8 / 14.
+  NcclModel m = test::h100_node_model(22800);
+  m.gpu = GpuModel::B200;
+  m.nvlink_kind = LinkKind::NvLink5;
+  m.nvls = true;
+  const NcclEstimate& nvls = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 80 * 0.74 * 7.0 / 8 * 2 * 8.0 / 14));
+  // The same board with Hopper GPUs keeps Hopper's 0.85 and the SM90 speeds (721.8 / 9 -> 60).
+  m.gpu = GpuModel::H100;
+  const NcclEstimate& hopper =
+      row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  CHECK(hopper.bandwidth.gigabytes_per_second() == Approx(8 * 60 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
+}
+
 TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
   std::vector<DeviceId> gpus;
   const Topology one = hgx_hosts(1, gpus);

@@ -176,9 +176,11 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   detail::validate_spec(topology, ranks, spec);
   if (spec.algorithm != Algorithm::Nccl) return build(topology, ranks, spec);
-  const NcclResolved nccl = nccl_resolve(topology, ranks, spec);
-  detail::validate_spec(topology, ranks, nccl.spec);
-  Schedule schedule = build(topology, ranks, nccl.spec);
+  const std::optional<Topology> view = nccl_view(topology, ranks, spec.nccl_env);
+  const Topology& nccl_topology = view ? *view : topology;
+  const NcclResolved nccl = nccl_resolve(nccl_topology, ranks, spec);
+  detail::validate_spec(nccl_topology, ranks, nccl.spec);
+  Schedule schedule = build(nccl_topology, ranks, nccl.spec);
   schedule.set_algorithm("nccl:" + nccl.choice.name);
   schedule.set_protocol(nccl.choice.protocol);
   schedule.set_nccl_latency(nccl.choice.latency);

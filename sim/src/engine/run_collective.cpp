@@ -104,18 +104,16 @@ void apply_model_rate(Result& result, const NcclChoice& choice, Bytes message) {
 /// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once; the run then
 /// uses NCCL's rings (nccl_channel_rings) and NCCL's modelled latency (SimOptions::start_latency).
 CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& request, CollectiveSpec spec) {
-  // NCCL_IB_HCA: the flows see only the NICs NCCL may use.
-  std::optional<Topology> filtered;
-  if (!spec.nccl_env.ib_hca.empty()) {
-    try {
-      filtered.emplace(nccl_net_topology(cluster, request.order.ranks, spec.nccl_env.ib_hca));
-    } catch (const std::invalid_argument& e) {
-      CollectiveOutcome out;
-      out.not_applicable = e.what();
-      return out;
-    }
+  // NCCL's view: the flows see only the NICs NCCL_IB_HCA leaves, and an NVLink clique is one node.
+  std::optional<Topology> view;
+  try {
+    view = nccl_view(cluster, request.order.ranks, spec.nccl_env);
+  } catch (const std::invalid_argument& e) {
+    CollectiveOutcome out;
+    out.not_applicable = e.what();
+    return out;
   }
-  const Topology& topology = filtered ? *filtered : cluster;
+  const Topology& topology = view ? *view : cluster;
   // NCCL's rings and tree chains, one per channel, spread over every NIC (its own search; a rank
   // order's channel rings do not reach NCCL).
   const NcclResolved nccl = nccl_resolve(topology, request.order.ranks, spec);

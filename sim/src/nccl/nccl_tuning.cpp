@@ -159,7 +159,10 @@ constexpr int kNvlsMaxArity = 32;                                          // NC
 // (nccl_nvlink_link_gbytes: Volta NVLink2 20, Ampere NVLink3 20, Hopper NVLink4 20.6 GB/s).
 constexpr std::array<LinkKind, 3> kGenerationNvlink{LinkKind::NvLink2, LinkKind::NvLink3, LinkKind::NvLink4};
 constexpr std::array<double, 3> kNvlsEfficiency{0.0, 0.0, 0.85};           // nvlsEfficiency (Volta, Ampere, Hopper)
+constexpr double kNvlsEfficiencyBlackwell = 0.74;  // nvlsEfficiency[NCCL_BLACKWELL_COMPCAP_IDX] (v2.28.9 tuning.cc)
 constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+// sm100SpeedArrayIntra (v2.28.9 search.cc): the search's speeds from compute capability 10.0.
+constexpr std::array<double, 11> kSm100SpeedIntra{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 constexpr double kNvlsAllReducePipelining = 2.0;
 
 // NVLS-Tree (multi-node NVLS, src/graph/search.cc ncclTopoCompute with NCCL_TOPO_PATTERN_NVLS and
@@ -173,8 +176,12 @@ constexpr double kNvlsAllReducePipelining = 2.0;
 // perChMaxNVLSTreeBws), algBw = busBw x ranks / (2 (ranks - 1)).
 constexpr std::array<double, 17> kSm90SpeedInter{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                                  15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+// sm100SpeedArrayInter (v2.28.9 search.cc).
+constexpr std::array<double, 18> kSm100SpeedInter{96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                                  17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 // perChMaxNVLSTreeBws (v2.28.9; Volta and Ampere rows have no NVLS), GB/s, columns N1, N2, N4+.
 constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelHopper{0.0, 57.7, 45.5};
+constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelBlackwell{0.0, 96.0, 43.8};
 
 // Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
 // bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
@@ -218,6 +225,15 @@ int generation(GpuModel gpu) {
     case GpuModel::Generic: return kAmpere;  // unnamed GPUs: Ampere rows
   }
   return kAmpere;
+}
+
+/// NCCL's Blackwell compute-capability index (sm >= 10.0; NCCL_BLACKWELL_COMPCAP_IDX), which the
+/// 2.28 NVLS tables and search speeds have and the v2.19 rows of generation() do not.
+bool blackwell(GpuModel gpu) { return gpu_spec(gpu).sm >= 100; }
+
+double nvls_efficiency(GpuModel gpu) {
+  if (blackwell(gpu)) return kNvlsEfficiencyBlackwell;
+  return kNvlsEfficiency[std::size_t(generation(gpu))];
 }
 
 /// Compute capability >= 8.0 (NCCL's minCompCap checks); unnamed GPUs count as Ampere.
@@ -305,12 +321,11 @@ double nccl_intra_gbytes(const NcclModel& m) {
 
 /// NVLS busBw in GB/s (see the NVLS constants); 0 where NCCL's search finds no NVLS graph.
 double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
-  const int gen = generation(m.gpu);
   const int channels = nvls_channels(m);
-  if (channels < 2 || m.nvlinks == 0 || kNvlsEfficiency[std::size_t(gen)] == 0.0) return 0.0;
+  if (channels < 2 || m.nvlinks == 0 || nvls_efficiency(m.gpu) == 0.0) return 0.0;
   const double nvlink = nccl_nvlink_gbytes(m);
   double speed = 0.0;
-  for (double s : kSm90SpeedIntra)
+  for (double s : blackwell(m.gpu) ? std::span<const double>(kSm100SpeedIntra) : std::span<const double>(kSm90SpeedIntra))
     if ((channels + 1) * s <= nvlink) {
       speed = s;
       break;
@@ -318,7 +333,7 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   // Before 2.28 NCCL's model took the NVLS graph's bandwidth as it is (busBw = channels x speed)
   // and converted it with 5/6 (see model_bandwidth).
   if (!tuning_era(m.env.version).nvls_efficiency) return channels * speed;
-  double per_channel = speed * kNvlsEfficiency[std::size_t(gen)] * (channels - 1) / channels;
+  double per_channel = speed * nvls_efficiency(m.gpu) * (channels - 1) / channels;
   per_channel *= c == Collective::AllReduce ? kNvlsAllReducePipelining : (ppn - 1) / ppn;
   return channels * per_channel;
 }
@@ -329,11 +344,13 @@ std::pair<double, double> nvls_tree_graph(const NcclModel& m) {
   const double nvlink = nccl_nvlink_gbytes(m);
   const double net = m.nvls_head_gbytes;
   std::size_t i = 0;
-  while (i < kSm90SpeedInter.size() && ((heads + 1) * kSm90SpeedInter[i] > nvlink || kSm90SpeedInter[i] > net)) ++i;
-  if (i == kSm90SpeedInter.size()) return {0.0, 0.0};
-  const double intra = kSm90SpeedInter[i];
+  const std::span<const double> speeds =
+      blackwell(m.gpu) ? std::span<const double>(kSm100SpeedInter) : std::span<const double>(kSm90SpeedInter);
+  while (i < speeds.size() && ((heads + 1) * speeds[i] > nvlink || speeds[i] > net)) ++i;
+  if (i == speeds.size()) return {0.0, 0.0};
+  const double intra = speeds[i];
   double inter = intra;
-  while (i > 0 && kSm90SpeedInter[i - 1] <= net && inter < 2 * intra) inter = kSm90SpeedInter[--i];
+  while (i > 0 && speeds[i - 1] <= net && inter < 2 * intra) inter = speeds[--i];
   return {intra, inter};
 }
 
@@ -344,10 +361,11 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
   const int heads = nvls_channels(m);
   if (intra <= 0 || heads < 2) return 0.0;
   if (!era.nvls_efficiency) return heads * std::min(intra, m.nodes <= 2 ? inter : inter / 2) * kNvlsAlgoRatioBefore228;
-  const double intra_bw = intra * kNvlsEfficiency[std::size_t(generation(m.gpu))] * (heads - 1) / heads *
+  const double intra_bw = intra * nvls_efficiency(m.gpu) * (heads - 1) / heads *
                           kNvlsAllReducePipelining;
   const double inter_bw = inter * (m.nodes <= 2 ? 2 : 1);
-  const double cap = kNvlsTreeMaxBwPerChannelHopper[m.nodes <= 2 ? 1 : 2];
+  const double cap = (blackwell(m.gpu) ? kNvlsTreeMaxBwPerChannelBlackwell
+                                       : kNvlsTreeMaxBwPerChannelHopper)[m.nodes <= 2 ? 1 : 2];
   const double bus = heads * std::min({intra_bw, inter_bw, cap});
   return bus * double(m.ranks) / ring_steps(Collective::AllReduce, m.ranks, m.nodes).steps;
 }
@@ -458,6 +476,46 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
 
 namespace {
 
+constexpr int kMnnvlMinVersion = 22000;  // MNNVL arrived in NCCL 2.20 (src/init.cc, v2.20.3-1)
+
+/// Hosts whose GPUs among `ranks` reach each other over NVLink (through NVSwitches, GPUs do not
+/// forward), as a representative per host (union-find roots; hosts without ranks map to themselves).
+std::vector<HostId> nvlink_cliques(const Topology& topology, std::span<const DeviceId> ranks) {
+  std::vector<HostId> parent(topology.hosts().size());
+  for (HostId h = 0; h < HostId(parent.size()); ++h) parent[h] = h;
+  auto root = [&](HostId h) {
+    while (parent[h] != h) h = parent[h] = parent[parent[h]];
+    return h;
+  };
+  std::vector<char> is_rank(topology.device_count(), 0);
+  for (DeviceId r : ranks) is_rank[r] = 1;
+  std::vector<std::uint32_t> seen(topology.device_count(), UINT32_MAX);
+  std::vector<DeviceId> stack;
+  for (std::uint32_t i = 0; i < ranks.size(); ++i) {
+    const HostId home = topology.device(ranks[i]).host;
+    if (home == kNoHost) continue;
+    stack.assign(1, ranks[i]);
+    seen[ranks[i]] = i;
+    while (!stack.empty()) {
+      const DeviceId x = stack.back();
+      stack.pop_back();
+      for (const Adjacency& adj : topology.neighbors(x)) {
+        if (!is_nvlink(topology.link(adj.link).kind) || seen[adj.peer] == i) continue;
+        seen[adj.peer] = i;
+        const Device& peer = topology.device(adj.peer);
+        if (peer.kind != DeviceKind::Gpu) {
+          stack.push_back(adj.peer);
+          continue;
+        }
+        if (is_rank[adj.peer] && peer.host != kNoHost) parent[root(peer.host)] = root(home);
+      }
+    }
+  }
+  for (HostId h = 0; h < HostId(parent.size()); ++h) parent[h] = root(h);
+  return parent;
+}
+
+
 struct HostNetwork {
   Bandwidth egress;
   std::vector<DeviceId> nics;
@@ -523,7 +581,7 @@ Bandwidth nic_network_bandwidth(const Topology& topology, DeviceId nic) {
 /// units.
 void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks, const HostGroups& groups,
                        const NcclEnv& env, NcclModel& m) {
-  if (kNvlsEfficiency[std::size_t(generation(m.gpu))] == 0.0) return;
+  if (nvls_efficiency(m.gpu) == 0.0) return;
   const auto networks = host_networks(topology, env.ib_hca);
   double slowest = 0.0;
   bool first = true;
@@ -564,7 +622,6 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   m.nvlink = true;
   m.gpu = topology.device(ranks.front()).gpu_model;
   bool first = true;
-  bool nvlink_leaves_host = false;  // to a GPU or NVSwitch of another host, or outside every host
   for (DeviceId r : ranks) {
     const Device& dev = topology.device(r);
     m.gpu = older_gpu(m.gpu, dev.gpu_model);  // Generic if any GPU is unnamed, else the oldest
@@ -578,7 +635,6 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
         nvlinks += link.lanes;
         // the oldest generation among the ranks (NvLink1 .. NvLink5 are in order)
         if (!is_nvlink(m.nvlink_kind) || link.kind < m.nvlink_kind) m.nvlink_kind = link.kind;
-        if (topology.device(adj.peer).host != dev.host) nvlink_leaves_host = true;
         continue;
       }
       widest = std::max(widest, link.bandwidth * nccl_link_goodput(link.kind));
@@ -593,7 +649,11 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   const HostGroups groups = group_by_host(topology, ranks);
   m.nodes = int(groups.host.size());
-  m.multi_node_nvlink = m.nodes > 1 && nvlink_leaves_host;
+  if (m.nodes > 1) {  // two hosts of one NVLink clique: MNNVL, which nccl_mnnvl_topology() fuses first
+    const std::vector<HostId> clique = nvlink_cliques(topology, ranks);
+    for (const HostId h : groups.host)
+      m.multi_node_nvlink = m.multi_node_nvlink || (h != kNoHost && clique[std::size_t(h)] != h);
+  }
   if (m.nodes > 1) {
     const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;
@@ -666,6 +726,76 @@ Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> r
                                 " without a NIC (NCCL would fall back to sockets, which ringlab does not model)");
   }
   return out;
+}
+
+std::optional<Topology> nccl_mnnvl_topology(const Topology& topology, std::span<const DeviceId> ranks,
+                                            const NcclEnv& env) {
+  if (env.version > 0 && env.version < kMnnvlMinVersion) return std::nullopt;
+  const std::vector<HostId> clique = nvlink_cliques(topology, ranks);
+  std::vector<std::vector<HostId>> members(clique.size());
+  for (HostId h = 0; h < HostId(clique.size()); ++h) members[clique[h]].push_back(h);
+  if (std::none_of(members.begin(), members.end(), [](const auto& m) { return m.size() > 1; })) return std::nullopt;
+  Topology out;
+  for (const Rack& r : topology.racks()) out.add_rack(r.name);
+  std::vector<HostId> fused(clique.size(), kNoHost);
+  for (HostId h = 0; h < HostId(clique.size()); ++h) {
+    if (clique[h] != h) continue;
+    const Host& first = topology.host(h);
+    const std::string name =
+        members[h].size() == 1 ? first.name : first.name + ".." + topology.host(members[h].back()).name;
+    fused[h] = out.add_host(name, first.rack, first.template_name);
+  }
+  // Local indices host by host within the clique: a device's index plus the counts of its kind in the
+  // clique's earlier hosts.
+  std::vector<std::unordered_map<int, int>> offset(clique.size());  // per host: kind -> offset
+  std::vector<std::unordered_map<int, int>> totals(clique.size());  // per clique root: kind -> count
+  for (const auto& hosts : members) {
+    if (hosts.empty()) continue;  // not a clique's root
+    std::unordered_map<int, int>& running = totals[clique[hosts.front()]];
+    for (HostId h : hosts) {
+      std::unordered_map<int, int> count;
+      for (DeviceId d : topology.host_devices(h)) {
+        const Device& dev = topology.device(d);
+        count[int(dev.kind)] = std::max(count[int(dev.kind)], dev.local_index + 1);
+      }
+      offset[h] = running;
+      for (const auto& [kind, n] : count) running[kind] += n;
+    }
+  }
+  // NVLink switches outside every host that only one multi-host clique's GPUs reach (the rack's
+  // NVLink switch trays) join that node, as the NVS node is part of NCCL's fused system.
+  std::unordered_map<DeviceId, HostId> joins;  // switch -> clique root
+  for (DeviceId gpu = 0; gpu < DeviceId(topology.device_count()); ++gpu) {
+    const Device& d = topology.device(gpu);
+    if (d.kind != DeviceKind::Gpu || d.host == kNoHost || members[clique[d.host]].size() < 2) continue;
+    for (const Adjacency& adj : topology.neighbors(gpu)) {
+      if (!is_nvlink(topology.link(adj.link).kind) || topology.device(adj.peer).host != kNoHost) continue;
+      const auto [it, added] = joins.try_emplace(adj.peer, clique[d.host]);
+      if (!added && it->second != clique[d.host]) it->second = kNoHost;  // shared by cliques: stays outside
+    }
+  }
+  for (DeviceId id = 0; id < DeviceId(topology.device_count()); ++id) {
+    const Device& d = topology.device(id);
+    Device copy = d;
+    if (d.host != kNoHost) {
+      copy.host = fused[clique[d.host]];
+      if (d.local_index >= 0) copy.local_index += offset[d.host][int(d.kind)];
+    } else if (const auto it = joins.find(id); it != joins.end() && it->second != kNoHost) {
+      copy.host = fused[it->second];
+      copy.rack = topology.host(it->second).rack;
+      copy.local_index = totals[it->second][int(d.kind)]++;
+    }
+    out.add_device(std::move(copy));
+  }
+  for (const Link& l : topology.links()) out.add_link(l);
+  return out;
+}
+
+std::optional<Topology> nccl_view(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env) {
+  std::optional<Topology> filtered;
+  if (!env.ib_hca.empty()) filtered.emplace(nccl_net_topology(cluster, ranks, env.ib_hca));
+  if (auto fused = nccl_mnnvl_topology(filtered ? *filtered : cluster, ranks, env)) return fused;
+  return filtered;
 }
 
 namespace {
@@ -832,9 +962,8 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.chunk = kStepBytes[kSimple];
   choice.name = "ring/simple";
   if (m.multi_node_nvlink) {
-    choice.unavailable = "multi-node NVLink (an NVLink domain spanning hosts, as in GB200 NVL72) is not modelled "
-                         "under the nccl algorithm: NCCL fuses such a domain into one node (MNNVL); use ring, tree, "
-                         "hierarchical or in_network";
+    choice.unavailable = "multi-node NVLink (an NVLink domain spanning hosts, as in GB200 NVL72) needs NCCL 2.20 or "
+                         "later (MNNVL); before it NCCL cannot use NVLink between hosts, which ringlab does not model";
     return choice;
   }
   std::vector<NcclEstimate> all = nccl_estimates(m, c, message);

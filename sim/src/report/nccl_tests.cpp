@@ -33,6 +33,7 @@ struct Header {
   std::optional<Collective> collective;
   std::string engine = "nccl-tests";
   std::vector<std::string> hosts;  ///< per rank
+  bool partial_listing = false;    ///< text: "# Rank" lines other than 0..n-1 (an excerpt of the list)
   int warmup = 0;      ///< JSON only (config)
   int iterations = 0;  ///< JSON only (config)
   /// Text: the columns of each half's "time" and "#wrong" (out of place, then in place), from the
@@ -73,6 +74,9 @@ void read_header_line(const std::string& line, Header& h) {
     }
   }
   if (w[0] == "Rank") {
+    // Published logs often keep only some device lines ("Rank 71 ..." alone): such a list does not
+    // give the rank count.
+    if (w.size() < 2 || w[1] != std::to_string(h.hosts.size())) h.partial_listing = true;
     for (std::size_t i = 0; i + 1 < w.size(); ++i)
       if (w[i] == "on") {
         h.hosts.push_back(w[i + 1]);
@@ -83,6 +87,7 @@ void read_header_line(const std::string& line, Header& h) {
 
 ResultSource source_of(const Header& h) {
   std::vector<std::string> hosts;
+  if (h.partial_listing) return ResultSource{ResultKind::Measured, h.engine, hosts};
   for (const std::string& host : h.hosts)
     if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
   return ResultSource{ResultKind::Measured, h.engine, hosts};
@@ -201,7 +206,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     r.source = source_of(h);
     r.collective = *h.collective;
     r.algorithm = "nccl";
-    r.ranks = int(h.hosts.size());
+    r.ranks = h.partial_listing ? 0 : int(h.hosts.size());
     r.key.dtype = row.fields[2];
     try {
       r.message = Bytes{std::stoll(row.fields[0])};

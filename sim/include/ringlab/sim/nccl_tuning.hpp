@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -94,6 +95,22 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
 /// device and link keeps its id (results index directions alike). Throws std::invalid_argument when
 /// a host of `ranks` keeps no NIC that leaves it (NCCL would fall back to sockets).
 Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> ranks, const NicFilter& filter);
+
+/// The cluster as NCCL sees it with multi-node NVLink (MNNVL, NCCL 2.20 and later): hosts whose GPUs
+/// among `ranks` share NVLink (GB200 NVL72 trays on their rack's NVLink switches) become one node, as
+/// NCCL fuses a clique's topologies into one system (src/init.cc ncclMnnvlCheck, src/graph/topo.cc
+/// ncclTopoGetSystem "XML topo fusion"); nNodes then counts cliques. The fused host is named
+/// "first..last" and renumbers each kind's local indices host by host (tray t's NIC k follows the
+/// NICs of trays before it), so rails run over the whole clique. Every device and link keeps its
+/// id. nullopt when no NVLink among the ranks leaves a host, or when env.version predates 2.20 (no
+/// MNNVL there: nccl_choose then refuses).
+std::optional<Topology> nccl_mnnvl_topology(const Topology& topology, std::span<const DeviceId> ranks,
+                                            const NcclEnv& env = {});
+
+/// The cluster as NCCL sees it under `env`: nccl_net_topology() when NCCL_IB_HCA is set, then
+/// nccl_mnnvl_topology(); nullopt when neither changes it. Throws std::invalid_argument as
+/// nccl_net_topology() does.
+std::optional<Topology> nccl_view(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env);
 
 /// NCCL's ring per channel across several hosts (src/graph/search.cc: "NET n -> GPU a -> .. -> GPU x
 /// -> NET n"): hosts in the order of their first rank; inside a host the GPUs sorted by their nearest
