@@ -437,10 +437,13 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
       // reported per size by the run itself
     }
     const Topology& nccl_topology = view ? *view : scenario.cluster;
-    if (nccl_topology.hosts().size() < scenario.cluster.hosts().size())
+    if (nccl_node_topology(scenario.cluster, plan.order.ranks, plan.nccl_env)) {  // hosts share NVLink
+      const std::size_t nodes = nccl_topology.hosts().size(), hosts = scenario.cluster.hosts().size();
       header.notes += (header.notes.empty() ? "" : ", ") +
-                      ("nccl MNNVL: " + std::to_string(nccl_topology.hosts().size()) + " nodes (NVLink cliques) of " +
-                       std::to_string(scenario.cluster.hosts().size()) + " hosts");
+                      (nodes < hosts ? "nccl MNNVL: " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") +
+                                           " (NVLink cliques) of " + std::to_string(hosts) + " hosts"
+                                     : std::string("nccl without MNNVL: NVLink inside hosts only, the network between them"));
+    }
     const std::string staging = NcclTransports(nccl_topology, plan.nccl_env).summary(plan.order.ranks);
     if (!staging.empty()) header.notes += (header.notes.empty() ? "" : ", ") + staging;
   }

@@ -380,7 +380,7 @@ Topology nvl72_racks(int trays, int trays_per_rack) {
 TEST_CASE("GB200 NVL72: NCCL's view fuses each rack's NVLink clique into one node (MNNVL)", "[nccl][nvl72]") {
   const Topology t = nvl72_racks(8, 4);  // 2 racks of 4 trays, 16 GPUs each
   const std::vector<DeviceId> ranks = t.gpus();
-  const std::optional<Topology> view = nccl_mnnvl_topology(t, ranks);
+  const std::optional<Topology> view = nccl_node_topology(t, ranks);
   REQUIRE(view);
   CHECK(view->hosts().size() == 2);
   REQUIRE(view->device_count() == t.device_count());
@@ -400,23 +400,30 @@ TEST_CASE("GB200 NVL72: NCCL's view fuses each rack's NVLink clique into one nod
     CHECK(indices[DeviceKind::NvSwitch].size() == 1);
   }
   for (DeviceId d = 0; d < t.device_count(); ++d) CHECK(view->device(d).name == t.device(d).name);
-  // NCCL's model on the view: two nodes of 16 GPUs, NVLS-Tree across them; on the raw cluster the
-  // trays would be nodes joined by NVLink, which NCCL never sees.
-  const NcclModel fused = nccl_model(*view, ranks);
+  // NCCL's model takes that view itself: two nodes of 16 GPUs, NVLS-Tree across them.
+  const NcclModel fused = nccl_model(t, ranks);
   CHECK(fused.nodes == 2);
-  CHECK_FALSE(fused.multi_node_nvlink);
   CHECK(fused.nvls_tree);
-  CHECK(nccl_model(t, ranks).multi_node_nvlink);
-  // DGX H100 nodes share no NVLink: nothing to fuse.
+  // DGX H100 nodes share no NVLink: nothing to change.
   const Topology dgx = dgx_h100_cluster(2, FabricKind::SingleSwitch);
-  CHECK_FALSE(nccl_mnnvl_topology(dgx, dgx.gpus()));
-  // Before NCCL 2.20 there is no MNNVL.
-  NcclEnv old;
-  old.version = 21903;
-  CHECK_FALSE(nccl_mnnvl_topology(t, ranks, old));
+  CHECK_FALSE(nccl_node_topology(dgx, dgx.gpus()));
+  // Without MNNVL (NCCL_MNNVL_ENABLE=0, NCCL before 2.20, or P2P disabled) every tray is a node with a
+  // private copy of its rack's switch: 8 nodes, one appended switch each, no link added.
+  for (const char* setting : {"NCCL_MNNVL_ENABLE=0", "version=2.19", "NCCL_P2P_DISABLE=1"}) {
+    NcclEnv env;
+    const std::string text = setting;
+    set_nccl_env(env, text.substr(0, text.find('=')), text.substr(text.find('=') + 1));
+    const std::optional<Topology> split = nccl_node_topology(t, ranks, env);
+    REQUIRE(split);
+    CHECK(split->hosts().size() == 8);
+    CHECK(split->device_count() == t.device_count() + 8);
+    CHECK(split->links().size() == t.links().size());
+    CHECK(nccl_model(t, ranks, env).nodes == 8);
+  }
 }
 
-TEST_CASE("GB200 NVL72: --algo nccl runs one rack as one NVLS node at the Blackwell NVLS rate; before 2.20 it is refused",
+TEST_CASE("GB200 NVL72: --algo nccl runs one rack as one NVLS node at the Blackwell NVLS rate; without MNNVL "
+          "the trays talk over InfiniBand",
           "[nccl][nvl72]") {
   const Topology t = nvl72_racks(18, 18);
   CollectiveRequest request;
@@ -430,15 +437,28 @@ TEST_CASE("GB200 NVL72: --algo nccl runs one rack as one NVLS node at the Blackw
   // 18 x 40.1 GB/s picks 20 GB/s from the sm100 speeds; busBw = 32 x 20 x 0.74 x 31/32 x 2 = 917.6 GB/s.
   // The flows alone would finish sooner (900 GB/s NVLink each way), so the model's rate sets the time:
   // busbw over the time after NCCL's latency is that figure.
-  const NcclChoice choice = nccl_choose(*nccl_mnnvl_topology(t, request.order.ranks), request.order.ranks,
-                                        Collective::AllReduce, 1_GiB);
+  const NcclChoice choice = nccl_choose(t, request.order.ranks, Collective::AllReduce, 1_GiB);
   const double seconds = (nccl.result->time - choice.latency).seconds();
   CHECK(2 * 71.0 / 72 * double(request.message.count()) / seconds / 1e9 == Approx(32 * 20 * 0.74 * 31.0 / 32 * 2));
-  // NCCL 2.19 has no MNNVL: NVLink between hosts is out of its reach.
-  set_nccl_env(request.nccl_env, "version", "2.19");
-  const CollectiveOutcome old = run_collective(t, request);
-  CHECK_FALSE(old.applicable());
-  CHECK_THAT(old.not_applicable, Catch::Contains("needs NCCL 2.20"));
+  // NCCL_MNNVL_ENABLE=0: 18 nodes of 4 GPUs; between trays every byte crosses a NIC, none the rack's
+  // NVLink switch, and the run is slower.
+  set_nccl_env(request.nccl_env, "NCCL_MNNVL_ENABLE", "0");
+  const CollectiveOutcome off = run_collective(t, request);
+  REQUIRE(off.applicable());
+  CHECK(off.result->time > nccl.result->time);
+  // Directions are read off NCCL's view (the same link ids, the rack switch's links moved to each
+  // tray's private copy).
+  const Topology view = *nccl_node_topology(t, request.order.ranks, request.nccl_env);
+  double nic_bytes = 0, nvlink_between_trays = 0;
+  for (const DirectionStats& d : off.result->directions) {
+    const Device& from = view.device(view.direction_source(d.direction));
+    const Device& to = view.device(view.direction_target(d.direction));
+    if (from.kind == DeviceKind::Nic && to.host == kNoHost) nic_bytes += double(d.bytes.count());
+    if (link_family(view.link(Topology::direction_link(d.direction)).kind) == LinkFamily::NvLink && from.host != to.host)
+      nvlink_between_trays += double(d.bytes.count());
+  }
+  CHECK(nvlink_between_trays == 0);
+  CHECK(nic_bytes > 0);
 }
 
 TEST_CASE("GB200 NVL72: ring and in_network run over the rack's NVLink", "[nccl][nvl72]") {

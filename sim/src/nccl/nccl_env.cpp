@@ -244,6 +244,7 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_NET_GDR_LEVEL") return env.gdr_level = path_level(name, value), "";
   if (name == "NCCL_NET_GDR_READ") return env.gdr_read = int(integer(name, value, 0, 1)), "";
   if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
+  if (name == "NCCL_MNNVL_ENABLE") return env.mnnvl = NcclEnable(integer(name, value, 0, 2)), "";
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";

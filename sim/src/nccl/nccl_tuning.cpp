@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -615,6 +616,8 @@ void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks
 }  // namespace
 
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env) {
+  // Hosts that share NVLink are one node (MNNVL) or talk over the network: NCCL's nodes first.
+  if (const std::optional<Topology> nodes = nccl_node_topology(topology, ranks, env)) return nccl_model(*nodes, ranks, env);
   NcclModel m;
   m.env = env;
   m.ranks = int(ranks.size());
@@ -649,11 +652,6 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   const HostGroups groups = group_by_host(topology, ranks);
   m.nodes = int(groups.host.size());
-  if (m.nodes > 1) {  // two hosts of one NVLink clique: MNNVL, which nccl_mnnvl_topology() fuses first
-    const std::vector<HostId> clique = nvlink_cliques(topology, ranks);
-    for (const HostId h : groups.host)
-      m.multi_node_nvlink = m.multi_node_nvlink || (h != kNoHost && clique[std::size_t(h)] != h);
-  }
   if (m.nodes > 1) {
     const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;
@@ -674,7 +672,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.nvls = m.nodes == 1 && kind == DeviceKind::NvSwitch;
     m.collnet = m.nodes > 1 && is_fabric_switch(kind);
   }
-  if (m.nodes > 1 && !m.multi_node_nvlink) nvls_tree_network(topology, ranks, groups, env, m);
+  if (m.nodes > 1) nvls_tree_network(topology, ranks, groups, env, m);
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
   const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
   m.channels = std::clamp(int(std::ceil(bottleneck / per_channel)), kMinChannels, kMaxChannels);
@@ -728,13 +726,11 @@ Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> r
   return out;
 }
 
-std::optional<Topology> nccl_mnnvl_topology(const Topology& topology, std::span<const DeviceId> ranks,
-                                            const NcclEnv& env) {
-  if (env.version > 0 && env.version < kMnnvlMinVersion) return std::nullopt;
-  const std::vector<HostId> clique = nvlink_cliques(topology, ranks);
-  std::vector<std::vector<HostId>> members(clique.size());
-  for (HostId h = 0; h < HostId(clique.size()); ++h) members[clique[h]].push_back(h);
-  if (std::none_of(members.begin(), members.end(), [](const auto& m) { return m.size() > 1; })) return std::nullopt;
+namespace {
+
+/// MNNVL: each clique of hosts one node (see nccl_node_topology).
+Topology fuse_cliques(const Topology& topology, const std::vector<HostId>& clique,
+                      const std::vector<std::vector<HostId>>& members) {
   Topology out;
   for (const Rack& r : topology.racks()) out.add_rack(r.name);
   std::vector<HostId> fused(clique.size(), kNoHost);
@@ -791,10 +787,70 @@ std::optional<Topology> nccl_mnnvl_topology(const Topology& topology, std::span<
   return out;
 }
 
+/// Without MNNVL: every host reaches the NVLink devices outside it through a private copy of each,
+/// and NVLink straight to another host's GPU ends on an unconnected placeholder.
+Topology split_cliques(const Topology& topology) {
+  Topology out;
+  for (const Rack& r : topology.racks()) out.add_rack(r.name);
+  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  std::vector<std::unordered_map<int, int>> next_index(topology.hosts().size());  // per host: kind -> count
+  for (const Device& d : topology.devices()) {
+    out.add_device(d);
+    if (d.host != kNoHost) {
+      int& n = next_index[std::size_t(d.host)][int(d.kind)];
+      n = std::max(n, d.local_index + 1);
+    }
+  }
+  std::map<std::pair<HostId, DeviceId>, DeviceId> copies;  // (host, outside device) -> its private copy
+  auto private_copy = [&](HostId host, DeviceId outside) {
+    auto [it, added] = copies.try_emplace({host, outside}, DeviceId{});
+    if (!added) return it->second;
+    Device copy = topology.device(outside);
+    if (host == kNoHost || copy.kind == DeviceKind::Gpu) {  // NVLink to another host's GPU: leads nowhere
+      copy.name += " (not used by " + topology.device(outside).name + " peers without MNNVL)";
+      copy.kind = DeviceKind::NvSwitch;
+      copy.host = kNoHost;
+      copy.in_network_reduction = false;
+    } else {
+      copy.name += " (" + topology.host(host).name + "'s share without MNNVL)";
+      copy.host = host;
+      copy.rack = topology.host(host).rack;
+      copy.local_index = next_index[std::size_t(host)][int(copy.kind)]++;
+    }
+    it->second = out.add_device(std::move(copy));
+    return it->second;
+  };
+  for (const Link& l : topology.links()) {
+    Link copy = l;
+    const HostId ha = topology.device(l.a).host, hb = topology.device(l.b).host;
+    if (is_nvlink(l.kind) && ha != hb) {
+      // The host side keeps its end; the other end becomes that host's copy (GPU-GPU: a dead end).
+      if (ha != kNoHost && topology.device(l.a).kind == DeviceKind::Gpu) copy.b = private_copy(ha, l.b);
+      else if (hb != kNoHost && topology.device(l.b).kind == DeviceKind::Gpu) copy.a = private_copy(hb, l.a);
+    }
+    out.add_link(copy);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Topology> nccl_node_topology(const Topology& topology, std::span<const DeviceId> ranks,
+                                           const NcclEnv& env) {
+  const std::vector<HostId> clique = nvlink_cliques(topology, ranks);
+  std::vector<std::vector<HostId>> members(clique.size());
+  for (HostId h = 0; h < HostId(clique.size()); ++h) members[clique[h]].push_back(h);
+  if (std::none_of(members.begin(), members.end(), [](const auto& m) { return m.size() > 1; })) return std::nullopt;
+  // src/init.cc: MNNVL is tried when NCCL_MNNVL_ENABLE is not 0 and P2P is not disabled (p2pLevel != 0).
+  const bool p2p = env.p2p && env.p2p_level.value_or(NcclPath::Pxb) != NcclPath::Loc;
+  const bool mnnvl = (env.version <= 0 || env.version >= kMnnvlMinVersion) && env.mnnvl != NcclEnable::Off && p2p;
+  return mnnvl ? fuse_cliques(topology, clique, members) : split_cliques(topology);
+}
+
 std::optional<Topology> nccl_view(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env) {
   std::optional<Topology> filtered;
   if (!env.ib_hca.empty()) filtered.emplace(nccl_net_topology(cluster, ranks, env.ib_hca));
-  if (auto fused = nccl_mnnvl_topology(filtered ? *filtered : cluster, ranks, env)) return fused;
+  if (auto nodes = nccl_node_topology(filtered ? *filtered : cluster, ranks, env)) return nodes;
   return filtered;
 }
 
@@ -961,11 +1017,6 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.channels = m.channels;
   choice.chunk = kStepBytes[kSimple];
   choice.name = "ring/simple";
-  if (m.multi_node_nvlink) {
-    choice.unavailable = "multi-node NVLink (an NVLink domain spanning hosts, as in GB200 NVL72) needs NCCL 2.20 or "
-                         "later (MNNVL); before it NCCL cannot use NVLink between hosts, which ringlab does not model";
-    return choice;
-  }
   std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
   std::erase_if(all, [&](const NcclEstimate& e) { return !nccl_runs_payload(e.algorithm, payload); });
   if (all.empty()) {

@@ -86,6 +86,8 @@ struct NcclEnv {
   /// NCCL_NET_GDR_READ: 1 sends with GPUDirect too, 0 never; -2 (NCCL's default): sends use it from
   /// compute capability 8.0, or on older GPUs that have an NVLink peer (ncclTopoCheckGdr).
   int gdr_read = -2;
+  /// NCCL_MNNVL_ENABLE: multi-node NVLink (Default: on where hosts share an NVLink fabric, from 2.20).
+  NcclEnable mnnvl = NcclEnable::Default;
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
 
   bool operator==(const NcclEnv&) const = default;

@@ -45,7 +45,6 @@ struct NcclModel {
   LinkKind nvlink_kind = LinkKind::Custom;  ///< their oldest generation (Custom: the GPU's generation's)
   Bandwidth inter;                   ///< bandwidth leaving a host, fewest over the hosts (0 single node):
                                      ///< NCCL spreads its channels over every NIC of the node
-  bool multi_node_nvlink = false;    ///< ranks on several hosts share NVLink (GB200 NVL72): not modelled
   bool efa = false;                  ///< every host leaves through AWS EFA (Transport::Srd): EFA's
                                      ///< network hop latency replaces NCCL's IB/RoCE one
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
@@ -96,19 +95,20 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
 /// a host of `ranks` keeps no NIC that leaves it (NCCL would fall back to sockets).
 Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> ranks, const NicFilter& filter);
 
-/// The cluster as NCCL sees it with multi-node NVLink (MNNVL, NCCL 2.20 and later): hosts whose GPUs
-/// among `ranks` share NVLink (GB200 NVL72 trays on their rack's NVLink switches) become one node, as
-/// NCCL fuses a clique's topologies into one system (src/init.cc ncclMnnvlCheck, src/graph/topo.cc
-/// ncclTopoGetSystem "XML topo fusion"); nNodes then counts cliques. The fused host is named
-/// "first..last" and renumbers each kind's local indices host by host (tray t's NIC k follows the
-/// NICs of trays before it), so rails run over the whole clique. Every device and link keeps its
-/// id. nullopt when no NVLink among the ranks leaves a host, or when env.version predates 2.20 (no
-/// MNNVL there: nccl_choose then refuses).
-std::optional<Topology> nccl_mnnvl_topology(const Topology& topology, std::span<const DeviceId> ranks,
-                                            const NcclEnv& env = {});
+/// NCCL's nodes where hosts share NVLink (GB200 NVL72 trays on their rack's NVLink switches). With
+/// multi-node NVLink (MNNVL: NCCL 2.20 and later, NCCL_MNNVL_ENABLE not 0, P2P not disabled) NCCL
+/// fuses a clique's topologies into one system and nNodes counts cliques (src/init.cc ncclMnnvlCheck,
+/// src/graph/topo.cc ncclTopoGetSystem "XML topo fusion"): the clique's hosts become one host named
+/// "first..last", the NVLink switches only it reaches join it, and each kind's local indices run
+/// host by host (tray t's NIC k follows the NICs of the trays before it), so rails span the clique.
+/// Without MNNVL each host is a node that reaches those switches through a private copy (NVLink
+/// inside the host only) and other hosts over the network. Every device and link keeps its id
+/// (copies are appended). nullopt when no NVLink among the ranks joins two hosts.
+std::optional<Topology> nccl_node_topology(const Topology& topology, std::span<const DeviceId> ranks,
+                                           const NcclEnv& env = {});
 
 /// The cluster as NCCL sees it under `env`: nccl_net_topology() when NCCL_IB_HCA is set, then
-/// nccl_mnnvl_topology(); nullopt when neither changes it. Throws std::invalid_argument as
+/// nccl_node_topology(); nullopt when neither changes it. Throws std::invalid_argument as
 /// nccl_net_topology() does.
 std::optional<Topology> nccl_view(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env);
 
