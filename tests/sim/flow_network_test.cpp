@@ -226,3 +226,72 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
     CHECK_FALSE(overloaded);
   }
 }
+
+TEST_CASE("flow network: a flow that takes a finished flow's place in the same instant keeps the allocation exact",
+          "[network]") {
+  // Chunk after chunk on one connection: finish() then start() on the same route and cap reuses the
+  // finished flow's place. Rates must still equal a from-scratch allocation, every started flow must
+  // be reported as changed (its completion needs scheduling), and the statistics must count it.
+  std::mt19937_64 rng(11);
+  constexpr int kChannels = 8;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> capacity(kChannels);
+    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    FlowNetwork net(capacity);
+    std::vector<std::vector<DirectionId>> routes;  // a small pool, so routes repeat
+    std::vector<RouteId> route_ids;
+    for (int r = 0; r < 5; ++r) {
+      std::vector<DirectionId> route;
+      const int hops = 1 + int(rng() % 3);
+      for (int h = 0; h < hops; ++h) {
+        const auto c = DirectionId(rng() % kChannels);
+        if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
+      }
+      routes.push_back(route);
+      route_ids.push_back(net.add_route(route));
+    }
+    struct Live {
+      FlowId id;
+      int route;
+      double cap;
+    };
+    std::vector<Live> live;
+    std::vector<double> bytes_on(kChannels, 0.0);
+    std::vector<FlowId> changed;
+    Duration now;
+    for (int step = 0; step < 80; ++step) {
+      now += Duration{std::int64_t(1 + rng() % 3)};
+      const int finishes = live.empty() ? 0 : int(rng() % 3);
+      for (int k = 0; k < finishes && !live.empty(); ++k) {
+        const std::size_t i = rng() % live.size();
+        net.finish(live[i].id, now);
+        live.erase(live.begin() + std::ptrdiff_t(i));
+      }
+      std::vector<FlowId> started;
+      const int starts = int(rng() % 3);
+      for (int k = 0; k < starts; ++k) {
+        const int r = int(rng() % routes.size());
+        const double cap = rng() % 3 == 0 ? 0.3 : sim::detail::kUnlimitedRate;
+        const double bytes = 1000.0 * double(1 + rng() % 5);
+        live.push_back(Live{net.start(route_ids[std::size_t(r)], bytes, now, cap), r, cap});
+        started.push_back(live.back().id);
+        for (DirectionId c : routes[std::size_t(r)]) bytes_on[c] += bytes;
+      }
+      changed.clear();
+      net.reallocate(now, changed);
+      for (FlowId f : started) {
+        CHECK(net.is_active(f));
+        CHECK(std::count(changed.begin(), changed.end(), f) == 1);
+      }
+      FlowNetwork fresh(capacity);
+      std::vector<FlowId> fresh_ids;
+      for (const Live& f : live)
+        fresh_ids.push_back(fresh.start(fresh.add_route(routes[std::size_t(f.route)]), 1e6, now, f.cap));
+      std::vector<FlowId> unused;
+      fresh.reallocate(now, unused);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])));
+      CHECK(net.active_flows() == live.size());
+      for (DirectionId c = 0; c < kChannels; ++c) CHECK(net.direction_bytes(c) == bytes_on[c]);
+    }
+  }
+}

@@ -41,6 +41,7 @@ RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
   }
   route_directions_.insert(route_directions_.end(), directions.begin(), directions.end());
   routes_.push_back(span);
+  vacated_head_.push_back(kNoFlow);
   return RouteId(routes_.size() - 1);
 }
 
@@ -107,8 +108,32 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   if (!was_slack && slack(hop.direction)) released_[hop.direction] = touch_epoch_;
 }
 
+FlowId FlowNetwork::take_vacated(RouteId route, double rate_cap) {
+  FlowId* link = &vacated_head_[route];
+  while (*link != kNoFlow && flows_[*link].rate_cap != rate_cap) link = &flows_[*link].next_vacated;
+  const FlowId id = *link;
+  if (id != kNoFlow) *link = flows_[id].next_vacated;
+  return id;
+}
+
 FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double rate_cap) {
   assert(bytes > 0 && rate_cap > 0);
+  if (vacated_head_[route_id] != kNoFlow) {
+    assert(now.picoseconds() == vacated_at_);
+    if (const FlowId id = take_vacated(route_id, rate_cap); id != kNoFlow) {
+      // The finished flow's place: same hops, same rate until something else changes.
+      Flow& flow = flows_[id];
+      flow.active = true;
+      flow.fresh = true;
+      flow.remaining = bytes;
+      flow.settled = now.picoseconds();
+      for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h)
+        directions_[hops_[h].direction].bytes += bytes;
+      reused_.push_back(id);
+      ++active_;
+      return id;
+    }
+  }
   FlowId id;
   if (!free_flows_.empty()) {
     id = free_flows_.back();
@@ -147,19 +172,29 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
 void FlowNetwork::finish(FlowId id, Duration now) {
   Flow& flow = flows_[id];
   assert(flow.active);
+  assert(vacated_routes_.empty() || now.picoseconds() == vacated_at_);
+  flow.active = false;
+  flow.fresh = false;
+  vacated_at_ = now.picoseconds();
+  if (vacated_head_[flow.route] == kNoFlow) vacated_routes_.push_back(flow.route);
+  flow.next_vacated = vacated_head_[flow.route];
+  vacated_head_[flow.route] = id;
+  --active_;
+}
+
+void FlowNetwork::remove_flow(FlowId id, std::int64_t now) {
+  Flow& flow = flows_[id];
   for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h) {
     const DirectionId c = hops_[h].direction;
     remove_hop(h);
     Direction& direction = directions_[c];
-    if (direction.count == 0) direction.busy_total += now.picoseconds() - direction.busy_since;
+    if (direction.count == 0) direction.busy_total += now - direction.busy_since;
     touch(c);
   }
   if (flow.hop_count >= free_hops_.size()) free_hops_.resize(flow.hop_count + 1);
   free_hops_[flow.hop_count].push_back(flow.hop_begin);
-  flow.active = false;
   flow.rate = 0;
   free_flows_.push_back(id);
-  --active_;
 }
 
 void FlowNetwork::collect_component(DirectionId seed) {
@@ -279,6 +314,7 @@ void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& chan
   flow.remaining = remaining(f, now);
   flow.settled = now.picoseconds();
   flow.rate = rate;
+  flow.fresh = false;
   changed.push_back(f);
 }
 
@@ -291,6 +327,7 @@ void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {
     flow.remaining = remaining(f, now);
     flow.settled = now.picoseconds();
     flow.rate = flow.new_rate;
+    flow.fresh = false;
     changed.push_back(f);
   }
 }
@@ -308,6 +345,21 @@ void FlowNetwork::solve_from_flow(FlowId f, Duration now, std::vector<FlowId>& c
 }
 
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
+  for (const RouteId r : vacated_routes_) {  // finished flows nobody took over leave now
+    for (FlowId f = vacated_head_[r]; f != kNoFlow; f = flows_[f].next_vacated) remove_flow(f, vacated_at_);
+    vacated_head_[r] = kNoFlow;
+  }
+  vacated_routes_.clear();
+  reallocate_touched(now, changed);
+  for (const FlowId f : reused_) {  // report the flows that took a place, unless a solve already did
+    if (!flows_[f].fresh) continue;
+    flows_[f].fresh = false;
+    changed.push_back(f);
+  }
+  reused_.clear();
+}
+
+void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed) {
   if (touched_directions_.empty()) return;
   ++epoch_;
   bool recomputed = false;

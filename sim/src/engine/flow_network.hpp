@@ -20,6 +20,12 @@
 // change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
 // completions of the flows reallocate() reports as changed.
 //
+// A flow that finishes and a flow that starts on the same route with the same cap in the same instant
+// (chunk after chunk on one pipelined connection) share a slot: the new flow takes the old one's
+// place in every direction's list, so nothing the allocation depends on (the routes and caps on each
+// direction, and their order) changes, and reallocate() keeps its rate without a search. A finished
+// flow that nobody takes over is removed at the next reallocate(), which ends the instant.
+//
 // Storage is contiguous and recycled (flow slots, hop ranges, per-direction hop lists), so a run
 // allocates only while it grows to its peak number of concurrent flows. Deterministic: the same
 // sequence of calls yields bit-identical rates.
@@ -63,11 +69,13 @@ class FlowNetwork {
   /// Starts a flow of `bytes` (> 0) on `route` at time `now`, optionally capped at `rate_cap` bytes
   /// per picosecond. Its rate is 0 until the next reallocate().
   FlowId start(RouteId route, double bytes, Duration now, double rate_cap = kUnlimitedRate);
-  /// Removes a flow at time `now` (normally when it completes). Its id may be reused.
+  /// Removes a flow at time `now` (normally when it completes). Its id may be reused, by a flow that
+  /// start() begins on the same route with the same cap before the next reallocate() in its place.
+  /// Precondition: `now` is the time of every other finish() since the last reallocate().
   void finish(FlowId flow, Duration now);
 
   /// True when flows started or finished since the last reallocate().
-  bool dirty() const { return !touched_directions_.empty(); }
+  bool dirty() const { return !touched_directions_.empty() || !vacated_routes_.empty() || !reused_.empty(); }
   /// Recomputes the max-min rates of every component that contains a direction touched since the last
   /// call, at time `now`. Appends to `changed`, in a deterministic order, each flow whose rate
   /// changed (every newly started flow among them); the progress of those flows is settled at `now`.
@@ -147,6 +155,8 @@ class FlowNetwork {
     double remaining = 0;          ///< bytes left at time `settled`
     std::int64_t settled = 0;      ///< picoseconds
     double new_rate = 0;           ///< scratch for reallocate()
+    FlowId next_vacated = 0;       ///< finished this instant: the next such flow on its route
+    bool fresh = false;            ///< took a finished flow's place; reallocate() reports it
   };
   /// One hop of one active flow; a direction's list points at these, and `slot` is the position in it.
   struct Hop {
@@ -181,6 +191,8 @@ class FlowNetwork {
   static constexpr std::uint32_t kCapKey = 0x80000000U;
 
   std::uint32_t allocate_hops(std::uint32_t count);
+  /// reallocate() for the components of the touched directions.
+  void reallocate_touched(Duration now, std::vector<FlowId>& changed);
   /// True when the flow is the only one on every direction of its route: its component is itself.
   bool is_alone(const Flow& flow) const;
   /// Sets an alone flow's rate (its cap or its route's narrowest direction) and marks it visited.
@@ -234,6 +246,18 @@ class FlowNetwork {
   std::vector<Hop> hops_;
   std::vector<std::vector<std::uint32_t>> free_hops_;  ///< free hop ranges by length
   std::size_t active_ = 0;
+  // Flows finished in the current instant, still in their directions' lists until reallocate():
+  // per route the most recent (chained through Flow::next_vacated), the routes that have one, the
+  // instant, and the flows that took a finished one's place.
+  static constexpr FlowId kNoFlow = UINT32_MAX;
+  std::vector<FlowId> vacated_head_;
+  std::vector<RouteId> vacated_routes_;
+  std::int64_t vacated_at_ = 0;
+  std::vector<FlowId> reused_;
+  /// Removes a finished flow nobody took over from its directions (the old finish()).
+  void remove_flow(FlowId flow, std::int64_t now);
+  /// A flow finished this instant on `route` with cap `rate_cap`, unlinked from its chain; kNoFlow if none.
+  FlowId take_vacated(RouteId route, double rate_cap);
 
   // Reallocation scratch, reused across calls.
   std::uint32_t epoch_ = 0;
