@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -540,4 +541,35 @@ TEST_CASE("nccl on two DGX H100: bulk allreduce runs NVLS-Tree at NCCL's rate, 8
   // NCCL_ALGO=^NVLSTree leaves the ring (tested above); a single node never runs it.
   const Topology one = dgx_h100_cluster(1, FabricKind::SingleSwitch);
   CHECK_FALSE(nccl_model(one, one.gpus()).nvls_tree);
+}
+
+TEST_CASE("nccl PAT: one GPU per node, a small allgather runs NCCL's PAT as halving/doubling or direct",
+          "[nccl][channels]") {
+  for (const int nodes : {16, 12}) {
+    ClusterSpec spec;
+    spec.nodes = nodes;
+    spec.node = node_template(NodeTemplate::DgxH100);
+    spec.node.gpus = 1;
+    spec.node.nics = 1;
+    spec.node.pcie_switches = 1;
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    const Topology t = make_cluster(spec);
+    CollectiveRequest request = nccl_request(t, 64_KiB);
+    request.collective = Collective::AllGather;
+    request.keep_schedule = true;
+    const CollectiveOutcome out = run_collective(t, request);
+    REQUIRE(out.applicable());
+    CHECK(out.result->algorithm == "nccl:pat/simple");
+    // Recursive doubling for a power-of-two count (each rank talks to log2(16) = 4 peers), every peer
+    // at once otherwise (11).
+    REQUIRE(out.schedule);
+    std::map<Endpoint, std::set<Endpoint>> peers;
+    for (const Op& op : out.schedule->ops())
+      if (op.kind == OpKind::Send) peers[op.at].insert(op.peer);
+    CHECK(peers.size() == std::size_t(nodes));
+    for (const auto& [rank, to] : peers) CHECK(to.size() == (nodes == 16 ? 4U : std::size_t(nodes - 1)));
+    // NCCL's PAT rate is a floor: no faster than its modelled latency + bytes / bandwidth.
+    const NcclChoice choice = nccl_choose(t, request.order.ranks, Collective::AllGather, 64_KiB);
+    CHECK(out.result->time >= choice.latency + request.message / choice.bandwidth - Duration{1});
+  }
 }

@@ -39,9 +39,14 @@ TEST_CASE("nccl env: NCCL_ALGO lists enable what they name, '^' lists disable it
   NcclEnv e;
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "Ring,Fast"), Catch::Contains("unknown: Fast"));
   // A name NCCL knows but ringlab does not model: a warning, the others still chosen among.
+  NcclEnv chain;
+  CHECK_THAT(set_nccl_env(chain, "NCCL_ALGO", "Ring,CollNetChain"), Catch::Contains("CollNetChain not modelled"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "CollNetChain"), Catch::Contains("at least one algorithm ringlab models"));
+  // PAT is modelled (AllGather and ReduceScatter with one GPU per node).
   NcclEnv pat;
-  CHECK_THAT(set_nccl_env(pat, "NCCL_ALGO", "Ring,PAT"), Catch::Contains("PAT not modelled"));
-  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "PAT"), Catch::Contains("at least one algorithm ringlab models"));
+  CHECK(set_nccl_env(pat, "NCCL_ALGO", "PAT").empty());
+  CHECK(pat.algorithms[std::size_t(NcclAlgorithm::Pat)] == NcclEnable::On);
+  CHECK(pat.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::Off);
 }
 
 TEST_CASE("nccl env: NCCL_ALGO and NCCL_PROTO decide which rows NCCL's model chooses among", "[nccl][env]") {

@@ -201,6 +201,53 @@ TEST_CASE("nccl: Blackwell takes 2.28's own NVLS constants (nvlsEfficiency 0.74,
   CHECK(hopper.bandwidth.gigabytes_per_second() == Approx(8 * 60 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
 }
 
+TEST_CASE("nccl: PAT for allgather and reduce-scatter with one GPU per node, from 2.23", "[nccl]") {
+  // Eight nodes of one H100 each, one 400 Gb/s NIC (50 GB/s), 4 channels.
+  NcclModel m = h100_node();
+  m.ranks = 8;
+  m.nodes = 8;
+  m.channels = 4;
+  m.inter = 50_GBps;
+  m.env.version = 22800;
+  const NcclEstimate& pat = row(nccl_estimates(m, Collective::AllGather, 1_MiB), NcclAlgorithm::Pat, Protocol::Simple);
+  // Latency (tuning.cc): 8 + log2(8) x (the tree's NET Simple hop, 14 us) / 3.5 + 8 ranks x 2.8 = 42.4 us.
+  CHECK(pat.latency.microseconds() == Approx(8 + 3 * 14.0 / 3.5 + 8 * 2.8));
+  // Bandwidth: the tree graph's 4 channels x min(NVLink 370.8 / 4, 50 / 4) GB/s x 0.75, left as busBw.
+  CHECK(pat.bandwidth.gigabytes_per_second() == Approx(4 * 12.5 * 0.75));
+  CHECK(row(nccl_estimates(m, Collective::ReduceScatter, 1_MiB), NcclAlgorithm::Pat, Protocol::Simple)
+            .bandwidth.gigabytes_per_second() == Approx(4 * 12.5 * 0.75));
+  // 2.23 to 2.27 take 0.85; 2.21 has no PAT; neither has AllReduce or LL/LL128.
+  m.env.version = 22300;
+  CHECK(row(nccl_estimates(m, Collective::AllGather, 1_MiB), NcclAlgorithm::Pat, Protocol::Simple)
+            .bandwidth.gigabytes_per_second() == Approx(4 * 12.5 * 0.85));
+  auto has_pat = [](const NcclModel& model, Collective c) {
+    const auto rows = nccl_estimates(model, c, 1_MiB);
+    return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& e) { return e.algorithm == NcclAlgorithm::Pat; });
+  };
+  for (const NcclEstimate& e : nccl_estimates(m, Collective::AllGather, 1_MiB))
+    if (e.algorithm == NcclAlgorithm::Pat) CHECK(e.protocol == Protocol::Simple);
+  CHECK_FALSE(has_pat(m, Collective::AllReduce));
+  NcclModel old = m;
+  old.env.version = 22100;
+  CHECK_FALSE(has_pat(old, Collective::AllGather));
+  // Two GPUs per node: off by default, on with NCCL_PAT_ENABLE=1; NCCL_PAT_ENABLE=0 turns it off.
+  NcclModel two = m;
+  two.ranks = 16;
+  CHECK_FALSE(has_pat(two, Collective::AllGather));
+  set_nccl_env(two.env, "NCCL_PAT_ENABLE", "1");
+  CHECK(has_pat(two, Collective::AllGather));
+  set_nccl_env(m.env, "NCCL_PAT_ENABLE", "0");
+  CHECK_FALSE(has_pat(m, Collective::AllGather));
+  // Small allgathers pick it where its log latency beats the ring's network steps: on 16 nodes
+  // 8 + 4 x 4 + 16 x 2.8 = 68.8 us against ring/LL's 6.6 + 15 x 5.0 = 81.6 us (on 8 nodes, 42.4 us
+  // against 41.6, the ring still wins).
+  m.env.pat = NcclEnable::Default;
+  m.env.version = 22800;
+  CHECK(nccl_choose(m, Collective::AllGather, 8_B).nccl_algorithm == NcclAlgorithm::Ring);
+  m.ranks = m.nodes = 16;
+  CHECK(nccl_choose(m, Collective::AllGather, 8_B).nccl_algorithm == NcclAlgorithm::Pat);
+}
+
 TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
   std::vector<DeviceId> gpus;
   const Topology one = hgx_hosts(1, gpus);

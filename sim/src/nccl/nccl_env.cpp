@@ -47,7 +47,7 @@ struct AlgoName {
   int index;  // into NcclEnv::algorithms, -1 when ringlab does not model it
 };
 constexpr AlgoName kAlgoNames[] = {{"TREE", 0},          {"RING", 1}, {"COLLNETDIRECT", 2}, {"COLLNETCHAIN", -1},
-                                   {"NVLS", 3},          {"NVLSTREE", 4}, {"PAT", -1}};
+                                   {"NVLS", 3},          {"NVLSTREE", 4}, {"PAT", 5}};
 constexpr std::string_view kAlgoList = "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT";
 
 /// parseList: a list enables what it names and disables the rest; "^list" disables what it names.
@@ -193,7 +193,7 @@ bool NicFilter::selects(std::string_view device_name) const {
 std::string_view to_string(NcclPath p) { return kPathNames[std::size_t(p)]; }
 
 std::string_view to_string(NcclAlgorithm a) {
-  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls", "nvls_tree"};
+  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls", "nvls_tree", "pat"};
   return kNames[std::size_t(a)];
 }
 
@@ -244,6 +244,7 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_NET_GDR_LEVEL") return env.gdr_level = path_level(name, value), "";
   if (name == "NCCL_NET_GDR_READ") return env.gdr_read = int(integer(name, value, 0, 1)), "";
   if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
+  if (name == "NCCL_PAT_ENABLE") return env.pat = NcclEnable(integer(name, value, 0, 2)), "";
   if (name == "NCCL_MNNVL_ENABLE") return env.mnnvl = NcclEnable(integer(name, value, 0, 2)), "";
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");

@@ -40,7 +40,7 @@ int nccl_protocol(Protocol p) {
 constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 using ProtoRow = std::array<double, kNcclProtocols>;
-using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS, NVLSTree
+using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS, NVLSTree, PAT
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
@@ -59,7 +59,11 @@ struct TuningEra {
   bool inter_steps_exclusive;           // ring inter-node steps 2(nodes-1) (from 2.23), else 2 nodes
   bool one_ppn_tree_net_latency;        // one rank per node: NET hop latency is the tree's (from 2.23)
   bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x 5/6
+  double pat_efficiency;                // PAT busBw factor (from 2.23); 0: no PAT in the release
 };
+// PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
+// used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
+// graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
 // NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
 // 2.27) / 20.9 (2.28).
 constexpr std::array<TuningEra, 4> kEras{{
@@ -68,25 +72,25 @@ constexpr std::array<TuningEra, 4> kEras{{
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0},
     {22100, "2.21",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.7, false, false, false},
+     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0},
     {22300, "2.23",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, false},
+     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85},
     {22800, "2.28",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, true},
+     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75},
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
@@ -118,6 +122,12 @@ constexpr std::array<std::array<double, kTreeCorrectionSizes>, kNcclProtocols> k
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 }};
+
+// PAT's latency (tuning.cc, v2.23.4 and v2.28.9): 8 us + log2(nNodes) x interLat / 3.5 + nRanks x 2.8 us.
+constexpr double kPatBaseUs = 8.0;
+constexpr double kPatLogLatencyDivisor = 3.5;
+constexpr double kPatPerRankUs = 2.8;
+constexpr int kPatMinSm = 60;  // ncclPatEnable: CUDA atomics
 
 // Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.19), dimensionless unless noted.
 constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel (AMD is 2.0); ringlab assumes Intel
@@ -286,6 +296,16 @@ Steps ring_steps(Collective c, int ranks, int nodes, bool exclusive = true) {
   return {ranks, nodes};
 }
 
+/// ncclPatEnable: a release with PAT, compute capability >= 6.0, and NCCL_PAT_ENABLE=1 or (default)
+/// one GPU per node.
+bool pat_enabled(const NcclModel& m) {
+  if (tuning_era(m.env.version).pat_efficiency == 0.0) return false;
+  const int sm = gpu_spec(m.gpu).sm;
+  if (sm != 0 && sm < kPatMinSm) return false;
+  if (m.env.pat != NcclEnable::Default) return m.env.pat == NcclEnable::On;
+  return m.nodes == m.ranks;
+}
+
 bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int proto) {
   switch (a) {
     case NcclAlgorithm::Ring: return true;
@@ -293,6 +313,8 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
     case NcclAlgorithm::CollNetDirect: return c == Collective::AllReduce && m.collnet && proto == kSimple;
     case NcclAlgorithm::Nvls: return c == Collective::AllReduce && m.nvls && proto == kSimple;
     case NcclAlgorithm::NvlsTree: return c == Collective::AllReduce && m.nvls_tree && proto == kSimple;
+    case NcclAlgorithm::Pat:
+      return (c == Collective::AllGather || c == Collective::ReduceScatter) && proto == kSimple && pat_enabled(m);
   }
   return false;
 }
@@ -382,7 +404,9 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const double intra = nccl_intra_gbytes(m) / channels;
   const double inter = m.nodes > 1 ? gbytes(m.inter) / channels : intra;
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
-  if (a == NcclAlgorithm::Tree && m.nodes == 2) bw = std::min(intra, kTreeTwoNodeInterFactor * inter);
+  // PAT runs on the tree graph (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph).
+  if ((a == NcclAlgorithm::Tree || a == NcclAlgorithm::Pat) && m.nodes == 2)
+    bw = std::min(intra, kTreeTwoNodeInterFactor * inter);
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
   double bus = channels * bw;
   if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
@@ -409,6 +433,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
     bus /= factor;
     if (generation(m.gpu) == kHopper) bus *= kCollNetHopperFactor;
   }
+  if (a == NcclAlgorithm::Pat) return bus * era.pat_efficiency;  // AllGather/ReduceScatter: busBw as is
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
   if (a == NcclAlgorithm::Nvls)
@@ -457,6 +482,11 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
       return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityLatencyUs) + inter;
     case NcclAlgorithm::Nvls: return intra + (m.nodes > 1 ? inter : 0.0);
     case NcclAlgorithm::NvlsTree: return lat + intra + 2 * log2i(m.nodes) * inter;
+    case NcclAlgorithm::Pat: {
+      // One GPU per node: the tree's NET hop latency (with ppn 1 NCCL takes the tree's row).
+      const double net = hop_latency(m, era, kHwNet, NcclAlgorithm::Tree, p);
+      return kPatBaseUs + log2i(m.nodes) * (net / kPatLogLatencyDivisor) + m.ranks * kPatPerRankUs;
+    }
   }
   return lat;
 }
@@ -468,6 +498,7 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
     case NcclAlgorithm::CollNetDirect:
     case NcclAlgorithm::Nvls: return Algorithm::InNetwork;
     case NcclAlgorithm::NvlsTree: return Algorithm::Hierarchical;
+    case NcclAlgorithm::Pat: return Algorithm::HalvingDoubling;
   }
   return Algorithm::Ring;
 }
@@ -944,6 +975,13 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
     out.spec.hierarchy = Hierarchy::Rail;
     out.spec.inter = InterAlgorithm::Tree;
     out.spec.intra_in_network = true;
+  } else if (choice.nccl_algorithm == NcclAlgorithm::Pat) {
+    // PAT (src/device/prims_simple.h, patAlgorithm): Bruck-style, log2(ranks) steps, each rank moving
+    // (ranks - 1)/ranks of the buffer through its one NIC. Recursive halving/doubling has the same
+    // steps and volume for a power-of-two count; otherwise every rank sends to every other at once
+    // (direct), the same volume per NIC in one step: a non-blocking fabric times both alike.
+    const std::size_t n = ranks.size();
+    out.spec.algorithm = (n & (n - 1)) == 0 ? Algorithm::HalvingDoubling : Algorithm::Direct;
   } else if (choice.nccl_algorithm == NcclAlgorithm::CollNetDirect) {
     // CollNet Direct (src/device/all_reduce.h, RunWorkColl<..., NCCL_ALGO_COLLNET_DIRECT>): each GPU
     // scatters to the node's heads, every head sends its slice through its own NIC to the network's
@@ -996,7 +1034,8 @@ namespace {
 /// nothing for the rest.
 Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& chosen) {
   switch (chosen.algorithm) {
-    case NcclAlgorithm::Tree: return chosen.bandwidth;
+    case NcclAlgorithm::Tree:
+    case NcclAlgorithm::Pat: return chosen.bandwidth;  // both run below their links' rate by NCCL's model
     case NcclAlgorithm::Nvls:
     case NcclAlgorithm::NvlsTree: {
       NcclModel newest = m;

@@ -20,8 +20,8 @@ namespace ringlab::sim {
 
 /// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain and PAT are not
 /// modelled). NvlsTree: NVLS inside each node, a tree between nodes per NVLS head.
-enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls, NvlsTree };
-inline constexpr int kNcclAlgorithmCount = 5;
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls, NvlsTree, Pat };
+inline constexpr int kNcclAlgorithmCount = 6;
 std::string_view to_string(NcclAlgorithm a);
 
 /// NCCL's path types between two devices of a node, nearest first (src/graph/topo.h PATH_* and
@@ -61,7 +61,7 @@ struct NicFilter {
 struct NcclEnv {
   std::array<NcclEnable, kNcclAlgorithmCount> algorithms{NcclEnable::Default, NcclEnable::Default,
                                                           NcclEnable::Default, NcclEnable::Default,
-                                                          NcclEnable::Default};
+                                                          NcclEnable::Default, NcclEnable::Default};
   std::array<NcclEnable, 3> protocols{NcclEnable::Default, NcclEnable::Default,
                                       NcclEnable::Default};  ///< indexed by Protocol (Simple, LL128, LL)
   int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own
@@ -86,6 +86,8 @@ struct NcclEnv {
   /// NCCL_NET_GDR_READ: 1 sends with GPUDirect too, 0 never; -2 (NCCL's default): sends use it from
   /// compute capability 8.0, or on older GPUs that have an NVLink peer (ncclTopoCheckGdr).
   int gdr_read = -2;
+  /// NCCL_PAT_ENABLE: PAT for AllGather and ReduceScatter (Default: with one GPU per node, from 2.23).
+  NcclEnable pat = NcclEnable::Default;
   /// NCCL_MNNVL_ENABLE: multi-node NVLink (Default: on where hosts share an NVLink fabric, from 2.20).
   NcclEnable mnnvl = NcclEnable::Default;
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
