@@ -42,6 +42,18 @@ Topology a100_16_nics_cluster() {
 }
 
 /// `message` allreduce under --algo nccl over every GPU of `t`, with the nccl calibration.
+/// `nodes` hosts of one GPU and `nics` NICs on one PCIe switch, on one switch.
+Topology one_gpu_hosts(int nodes, NodeTemplate base, int nics) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(base);
+  spec.node.gpus = 1;
+  spec.node.nics = nics;
+  spec.node.pcie_switches = 1;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  return make_cluster(spec);
+}
+
 CollectiveRequest nccl_request(const Topology& t, Bytes message) {
   CollectiveRequest request;
   request.algorithm = Algorithm::Nccl;
@@ -279,14 +291,7 @@ TEST_CASE("nccl on two HGX A100 with 16 NICs: every NIC carries the same bytes, 
 TEST_CASE("routing: EcmpPolicy::Channel sends channel c over the c-th of equally short next hops",
           "[nccl][channels]") {
   // Two hosts of one GPU and four NICs on its PCIe switch: four equal-cost ways out.
-  ClusterSpec spec;
-  spec.nodes = 2;
-  spec.node = node_template(NodeTemplate::Generic);
-  spec.node.gpus = 1;
-  spec.node.nics = 4;
-  spec.node.pcie_switches = 1;
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
+  const Topology t = one_gpu_hosts(2, NodeTemplate::Generic, 4);
   const Router router(t, EcmpPolicy::Channel);
   const DeviceId a = t.gpus()[0], b = t.gpus()[1];
   for (std::uint64_t channel = 0; channel < 8; ++channel) {
@@ -546,14 +551,7 @@ TEST_CASE("nccl on two DGX H100: bulk allreduce runs NVLS-Tree at NCCL's rate, 8
 TEST_CASE("nccl PAT: one GPU per node, a small allgather runs NCCL's PAT as halving/doubling or direct",
           "[nccl][channels]") {
   for (const int nodes : {16, 12}) {
-    ClusterSpec spec;
-    spec.nodes = nodes;
-    spec.node = node_template(NodeTemplate::DgxH100);
-    spec.node.gpus = 1;
-    spec.node.nics = 1;
-    spec.node.pcie_switches = 1;
-    spec.fabric.kind = FabricKind::SingleSwitch;
-    const Topology t = make_cluster(spec);
+    const Topology t = one_gpu_hosts(nodes, NodeTemplate::DgxH100, 1);
     CollectiveRequest request = nccl_request(t, 64_KiB);
     request.collective = Collective::AllGather;
     request.keep_schedule = true;
