@@ -295,3 +295,60 @@ TEST_CASE("flow network: a flow that takes a finished flow's place in the same i
     }
   }
 }
+
+TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a from-scratch allocation",
+          "[network]") {
+  // The local path (set_local_threshold(1): tried on every reallocation) re-solves only the flows on
+  // touched directions and keeps the result when every affected flow still has a bottleneck; else it
+  // falls back to the component search. Either way the rates must be max-min fair: equal to a fresh
+  // network's, never over a capacity.
+  std::mt19937_64 rng(5);
+  constexpr int kChannels = 10;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<double> capacity(kChannels);
+    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    FlowNetwork net(capacity);
+    net.set_local_threshold(1);
+    bool overloaded = false;
+    net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-8).has_value(); });
+    struct Live {
+      FlowId id;
+      std::vector<DirectionId> route;
+      double cap;
+    };
+    std::vector<Live> live;
+    std::vector<FlowId> changed;
+    Duration now;
+    for (int step = 0; step < 80; ++step) {
+      now += Duration{std::int64_t(1 + rng() % 3)};
+      if (!live.empty() && rng() % 2 == 0) {
+        const std::size_t k = rng() % live.size();
+        net.finish(live[k].id, now);
+        live.erase(live.begin() + std::ptrdiff_t(k));
+      }
+      const int starts = int(rng() % 3);
+      for (int s = 0; s < starts; ++s) {
+        std::vector<DirectionId> route;
+        const int hops = 1 + int(rng() % 4);
+        for (int h = 0; h < hops; ++h) {
+          const auto c = DirectionId(rng() % kChannels);
+          if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
+        }
+        const double cap = rng() % 4 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
+        live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
+      }
+      changed.clear();
+      net.reallocate(now, changed);
+      FlowNetwork fresh(capacity);
+      std::vector<FlowId> fresh_ids;
+      for (const Live& f : live) fresh_ids.push_back(fresh.start(fresh.add_route(f.route), 1e6, now, f.cap));
+      std::vector<FlowId> unused;
+      fresh.reallocate(now, unused);
+      for (std::size_t i = 0; i < live.size(); ++i) {
+        CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])).epsilon(1e-8));
+        CHECK(net.rate(live[i].id) > 0);
+      }
+    }
+    CHECK_FALSE(overloaded);
+  }
+}

@@ -259,8 +259,11 @@ void FlowNetwork::fill_component() {
     flows_[f].frozen = false;
     if (std::isfinite(flows_[f].rate_cap)) heap_.push_back(Share{flows_[f].rate_cap, kCapKey | f});
   }
+  run_filling(component_flows_.size());
+}
+
+void FlowNetwork::run_filling(std::size_t unfrozen_flows) {
   std::make_heap(heap_.begin(), heap_.end(), ShareAfter{});
-  std::size_t unfrozen_flows = component_flows_.size();
   while (unfrozen_flows > 0 && !heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), ShareAfter{});
     const Share top = heap_.back();
@@ -318,8 +321,132 @@ void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& chan
   changed.push_back(f);
 }
 
+bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
+  if (touched_directions_.size() > kLocalMaxTouched) return false;
+  ++epoch_;  // marks the flows re-solved here (visit) and the directions they cross
+  component_flows_.clear();
+  component_directions_.clear();
+  auto take = [&](FlowId f) {
+    if (flows_[f].visit == epoch_) return;
+    flows_[f].visit = epoch_;
+    component_flows_.push_back(f);
+  };
+  for (DirectionId t : touched_directions_) {
+    if (!slack(t)) {
+      for_each_hop(t, [&](std::uint32_t h) { take(hops_[h].flow); });
+      continue;
+    }
+    if (released_[t] == touch_epoch_) return false;  // it stopped limiting flows: the full search
+    for_each_hop(t, [&](std::uint32_t h) {
+      if (flows_[hops_[h].flow].rate == 0) take(hops_[h].flow);  // a flow that just started
+    });
+  }
+  if (component_flows_.empty() || component_flows_.size() > kLocalMaxFlows) return false;
+  // Progressive filling of those flows on what the others leave of every direction they cross.
+  heap_.clear();
+  for (FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    flow.frozen = false;
+    if (std::isfinite(flow.rate_cap)) heap_.push_back(Share{flow.rate_cap, kCapKey | f});
+    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
+      const DirectionId c = hops_[k].direction;
+      Direction& direction = directions_[c];
+      if (direction.visit == epoch_ || slack(c)) continue;
+      direction.visit = epoch_;
+      component_directions_.push_back(c);
+      direction.residual = direction.capacity;
+      direction.unfrozen = 0;
+      for_each_hop(c, [&](std::uint32_t h) {
+        Flow& other = flows_[hops_[h].flow];
+        if (other.visit == epoch_) {
+          ++direction.unfrozen;
+          return;
+        }
+        other.frozen = true;  // keeps its rate: the filling passes it by
+        other.new_rate = other.rate;
+        direction.residual -= other.rate;
+      });
+      direction.residual = std::max(0.0, direction.residual);
+    }
+  }
+  for (DirectionId c : component_directions_) {
+    const Direction& direction = directions_[c];
+    heap_.push_back(Share{direction.residual / direction.unfrozen, c});
+  }
+  run_filling(component_flows_.size());
+  if (!bottlenecks_hold()) return false;
+  for (FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    if (flow.new_rate == flow.rate) continue;
+    flow.remaining = remaining(f, now);
+    flow.settled = now.picoseconds();
+    flow.rate = flow.new_rate;
+    flow.fresh = false;
+    changed.push_back(f);
+  }
+  return true;
+}
+
+bool FlowNetwork::bottlenecks_hold() {
+  // The rates after the local filling: new_rate for the flows it re-solved (visit == epoch_), the
+  // current rate for the rest. Max-min fairness holds iff every flow is at its cap or has a
+  // saturated direction on which no flow runs faster; only flows on a direction whose flows or
+  // rates changed can have lost that, so only they are checked.
+  ++check_epoch_;
+  auto effective = [&](FlowId f) { return flows_[f].visit == epoch_ ? flows_[f].new_rate : flows_[f].rate; };
+  auto measure = [&](DirectionId c) {  // load and fastest flow, once per check
+    Direction& direction = directions_[c];
+    if (direction.checked == check_epoch_) return;
+    direction.checked = check_epoch_;
+    direction.load = 0;
+    direction.peak = 0;
+    for_each_hop(c, [&](std::uint32_t h) {
+      const double r = effective(hops_[h].flow);
+      direction.load += r;
+      direction.peak = std::max(direction.peak, r);
+    });
+  };
+  check_flows_.clear();
+  auto changed_direction = [&](DirectionId c) {
+    if (slack(c)) return true;  // slack: never over capacity, never a bottleneck anyone relies on
+    measure(c);
+    const Direction& direction = directions_[c];
+    if (direction.load > direction.capacity * (1 + kLocalTolerance)) return false;
+    for_each_hop(c, [&](std::uint32_t h) { check_flows_.push_back(hops_[h].flow); });
+    return true;
+  };
+  for (DirectionId t : touched_directions_)
+    if (!changed_direction(t)) return false;
+  for (FlowId f : component_flows_) {
+    const Flow& flow = flows_[f];
+    if (!(flow.new_rate > 0)) return false;
+    if (flow.new_rate == flow.rate) continue;
+    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
+      if (!changed_direction(hops_[k].direction)) return false;
+  }
+  for (FlowId g : check_flows_) {
+    Flow& flow = flows_[g];
+    if (flow.checked == check_epoch_) continue;
+    flow.checked = check_epoch_;
+    const double rate = effective(g);
+    if (std::isfinite(flow.rate_cap) && rate >= flow.rate_cap * (1 - kLocalTolerance)) continue;
+    bool bottleneck = false;
+    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count && !bottleneck; ++k) {
+      const DirectionId c = hops_[k].direction;
+      if (slack(c)) continue;
+      measure(c);
+      const Direction& direction = directions_[c];
+      bottleneck = direction.load >= direction.capacity * (1 - kLocalTolerance) &&
+                   rate >= direction.peak * (1 - kLocalTolerance);
+    }
+    if (!bottleneck) return false;
+  }
+  return true;
+}
+
 void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {
   assert(!component_flows_.empty());
+  large_components_ = component_flows_.size() >= local_min_component_;
   fill_component();
   for (FlowId f : component_flows_) {
     Flow& flow = flows_[f];
@@ -361,6 +488,13 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
 
 void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed) {
   if (touched_directions_.empty()) return;
+  if (large_components_ && solve_locally(now, changed)) {
+    touched_directions_.clear();
+    ++touch_epoch_;
+    ++reallocations_;
+    if (observer_) observer_(*this, now);
+    return;
+  }
   ++epoch_;
   bool recomputed = false;
   // One component at a time: most are a single flow alone on its directions, settled without a search.

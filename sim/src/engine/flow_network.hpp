@@ -20,6 +20,13 @@
 // change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
 // completions of the flows reallocate() reports as changed.
 //
+// Large components are first re-solved locally: only the flows on the touched directions, the
+// others' rates fixed. The result stands only if every flow on a direction whose flows or rates
+// changed still has a bottleneck (it is at its cap, or crosses a saturated direction on which no flow
+// runs faster; relative tolerance 1e-9): an allocation where every flow has one is the max-min fair
+// allocation (Bertsekas and Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because
+// nothing on their directions changed. Otherwise the component is searched and filled as above.
+//
 // A flow that finishes and a flow that starts on the same route with the same cap in the same instant
 // (chunk after chunk on one pipelined connection) share a slot: the new flow takes the old one's
 // place in every direction's list, so nothing the allocation depends on (the routes and caps on each
@@ -135,6 +142,9 @@ class FlowNetwork {
   /// are whole numbers below 2^53, so the sums stay exact.
   void repeat(Duration shift, const Totals& before, const Totals& after, std::uint64_t periods);
 
+  /// Test hook: try local re-solves once a full search has met a component of `flows` flows (512).
+  void set_local_threshold(std::size_t flows) { local_min_component_ = flows; }
+
   /// Test hook, called at the end of every reallocate() that recomputed rates. Not for per-event use.
   void set_observer(std::function<void(const FlowNetwork&, Duration)> observer) { observer_ = std::move(observer); }
 
@@ -156,6 +166,7 @@ class FlowNetwork {
     std::int64_t settled = 0;      ///< picoseconds
     double new_rate = 0;           ///< scratch for reallocate()
     FlowId next_vacated = 0;       ///< finished this instant: the next such flow on its route
+    std::uint32_t checked = 0;     ///< check_epoch_ of the last bottleneck check
     bool fresh = false;            ///< took a finished flow's place; reallocate() reports it
   };
   /// One hop of one active flow; a direction's list points at these, and `slot` is the position in it.
@@ -183,6 +194,9 @@ class FlowNetwork {
     std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
     std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
     std::uint32_t unfrozen = 0;   ///< progressive filling scratch
+    std::uint32_t checked = 0;    ///< check_epoch_ when load and peak were measured
+    double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
+    double peak = 0;              ///< and the fastest of them
   };
   struct Share {
     double share;
@@ -217,6 +231,19 @@ class FlowNetwork {
   /// Fills the collected component and records the flows whose rate changed.
   void solve_component(Duration now, std::vector<FlowId>& changed);
   void fill_component();
+  /// Progressive filling of component_flows_ from the shares in heap_ (not yet a heap).
+  void run_filling(std::size_t unfrozen_flows);
+  /// Re-solves only the flows on the touched directions, the others' rates fixed, and keeps the
+  /// result when bottlenecks_hold(); false (nothing applied) sends reallocate() to the full search.
+  bool solve_locally(Duration now, std::vector<FlowId>& changed);
+  bool bottlenecks_hold();
+  static constexpr std::size_t kLocalMaxTouched = 256;
+  static constexpr std::size_t kLocalMaxFlows = 4096;
+  static constexpr double kLocalTolerance = 1e-9;
+  std::size_t local_min_component_ = 512;  ///< components this large make a local re-solve worth trying
+  bool large_components_ = false;  ///< the last full search met a component that large
+  std::uint32_t check_epoch_ = 0;
+  std::vector<FlowId> check_flows_;
   void freeze(FlowId flow, double rate);
   void touch(DirectionId c);
   void add_hop(std::uint32_t hop);
