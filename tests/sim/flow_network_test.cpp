@@ -41,6 +41,17 @@ std::vector<Duration> run_to_completion(FlowNetwork& net, const std::vector<Flow
   return done;
 }
 
+/// 1 to max_hops distinct directions out of `channels`.
+std::vector<DirectionId> random_route(std::mt19937_64& rng, int channels, int max_hops) {
+  std::vector<DirectionId> route;
+  const int hops = 1 + int(rng() % std::uint64_t(max_hops));
+  for (int h = 0; h < hops; ++h) {
+    const auto c = DirectionId(rng() % std::uint64_t(channels));
+    if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
+  }
+  return route;
+}
+
 }  // namespace
 
 TEST_CASE("flow network: two flows on one channel get half each", "[network]") {
@@ -202,12 +213,7 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
       now += Duration{std::int64_t(rng() % 3)};
       const int starts = int(rng() % 3);
       for (int s = 0; s < starts; ++s) {
-        std::vector<DirectionId> route;
-        const int hops = 1 + int(rng() % 4);
-        for (int h = 0; h < hops; ++h) {
-          const auto c = DirectionId(rng() % kChannels);
-          if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
-        }
+        const std::vector<DirectionId> route = random_route(rng, kChannels, 4);
         const double cap = rng() % 4 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
         live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
       }
@@ -328,12 +334,7 @@ TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a 
       }
       const int starts = int(rng() % 3);
       for (int s = 0; s < starts; ++s) {
-        std::vector<DirectionId> route;
-        const int hops = 1 + int(rng() % 4);
-        for (int h = 0; h < hops; ++h) {
-          const auto c = DirectionId(rng() % kChannels);
-          if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
-        }
+        const std::vector<DirectionId> route = random_route(rng, kChannels, 4);
         const double cap = rng() % 4 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
         live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
       }

@@ -375,15 +375,7 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
   }
   run_filling(component_flows_.size());
   if (!bottlenecks_hold()) return false;
-  for (FlowId f : component_flows_) {
-    Flow& flow = flows_[f];
-    if (flow.new_rate == flow.rate) continue;
-    flow.remaining = remaining(f, now);
-    flow.settled = now.picoseconds();
-    flow.rate = flow.new_rate;
-    flow.fresh = false;
-    changed.push_back(f);
-  }
+  apply_new_rates(now, changed);
   return true;
 }
 
@@ -448,6 +440,10 @@ void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {
   assert(!component_flows_.empty());
   large_components_ = component_flows_.size() >= local_min_component_;
   fill_component();
+  apply_new_rates(now, changed);
+}
+
+void FlowNetwork::apply_new_rates(Duration now, std::vector<FlowId>& changed) {
   for (FlowId f : component_flows_) {
     Flow& flow = flows_[f];
     if (flow.new_rate == flow.rate) continue;

@@ -231,6 +231,8 @@ class FlowNetwork {
   /// Fills the collected component and records the flows whose rate changed.
   void solve_component(Duration now, std::vector<FlowId>& changed);
   void fill_component();
+  /// Settles and reports the component's flows whose new_rate differs from their rate.
+  void apply_new_rates(Duration now, std::vector<FlowId>& changed);
   /// Progressive filling of component_flows_ from the shares in heap_ (not yet a heap).
   void run_filling(std::size_t unfrozen_flows);
   /// Re-solves only the flows on the touched directions, the others' rates fixed, and keeps the
