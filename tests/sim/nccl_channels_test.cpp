@@ -406,6 +406,9 @@ TEST_CASE("GB200 NVL72: NCCL's view fuses each rack's NVLink clique into one nod
     CHECK(indices[DeviceKind::NvSwitch].size() == 1);
   }
   for (DeviceId d = 0; d < t.device_count(); ++d) CHECK(view->device(d).name == t.device(d).name);
+  // Each node is named after its first and last tray.
+  CHECK(view->host(0).name == t.host(0).name + ".." + t.host(3).name);
+  CHECK(view->host(1).name == t.host(4).name + ".." + t.host(7).name);
   // NCCL's model takes that view itself: two nodes of 16 GPUs, NVLS-Tree across them.
   const NcclModel fused = nccl_model(t, ranks);
   CHECK(fused.nodes == 2);

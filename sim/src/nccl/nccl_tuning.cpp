@@ -767,7 +767,7 @@ Topology fuse_cliques(const Topology& topology, const std::vector<HostId>& cliqu
   std::vector<HostId> fused(clique.size(), kNoHost);
   for (HostId h = 0; h < HostId(clique.size()); ++h) {
     if (clique[h] != h) continue;
-    const Host& first = topology.host(h);
+    const Host& first = topology.host(members[h].front());  // members ascend; the root may be any of them
     const std::string name =
         members[h].size() == 1 ? first.name : first.name + ".." + topology.host(members[h].back()).name;
     fused[h] = out.add_host(name, first.rack, first.template_name);
@@ -809,7 +809,7 @@ Topology fuse_cliques(const Topology& topology, const std::vector<HostId>& cliqu
       if (d.local_index >= 0) copy.local_index += offset[d.host][int(d.kind)];
     } else if (const auto it = joins.find(id); it != joins.end() && it->second != kNoHost) {
       copy.host = fused[it->second];
-      copy.rack = topology.host(it->second).rack;
+      copy.rack = topology.host(members[it->second].front()).rack;
       copy.local_index = totals[it->second][int(d.kind)]++;
     }
     out.add_device(std::move(copy));
