@@ -325,7 +325,6 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
   if (touched_directions_.size() > kLocalMaxTouched) return false;
   ++epoch_;  // marks the flows re-solved here (visit) and the directions they cross
   component_flows_.clear();
-  component_directions_.clear();
   auto take = [&](FlowId f) {
     if (flows_[f].visit == epoch_) return;
     flows_[f].visit = epoch_;
@@ -341,8 +340,23 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
       if (flows_[hops_[h].flow].rate == 0) take(hops_[h].flow);  // a flow that just started
     });
   }
-  if (component_flows_.empty() || component_flows_.size() > kLocalMaxFlows) return false;
-  // Progressive filling of those flows on what the others leave of every direction they cross.
+  for (int attempt = 0;; ++attempt) {
+    if (component_flows_.empty() || component_flows_.size() > kLocalMaxFlows) return false;
+    fill_locally();
+    if (bottlenecks_hold()) break;
+    // Re-solve the flows that lost their bottleneck too, once or twice, before the full search.
+    if (attempt == kLocalRetries || failed_.empty()) return false;
+    ++epoch_;
+    for (FlowId f : component_flows_) flows_[f].visit = epoch_;
+    for (FlowId f : failed_) take(f);
+  }
+  apply_new_rates(now, changed);
+  return true;
+}
+
+void FlowNetwork::fill_locally() {
+  // Progressive filling of component_flows_ on what the others leave of every direction they cross.
+  component_directions_.clear();
   heap_.clear();
   for (FlowId f : component_flows_) {
     Flow& flow = flows_[f];
@@ -374,17 +388,17 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     heap_.push_back(Share{direction.residual / direction.unfrozen, c});
   }
   run_filling(component_flows_.size());
-  if (!bottlenecks_hold()) return false;
-  apply_new_rates(now, changed);
-  return true;
 }
 
 bool FlowNetwork::bottlenecks_hold() {
   // The rates after the local filling: new_rate for the flows it re-solved (visit == epoch_), the
   // current rate for the rest. Max-min fairness holds iff every flow is at its cap or has a
   // saturated direction on which no flow runs faster; only flows on a direction whose flows or
-  // rates changed can have lost that, so only they are checked.
+  // rates changed can have lost that, so only they are checked. Collects in failed_ the flows to
+  // re-solve as well: those without a bottleneck, and the others on an overloaded direction or on
+  // the directions of a re-solved flow without one.
   ++check_epoch_;
+  failed_.clear();
   auto effective = [&](FlowId f) { return flows_[f].visit == epoch_ ? flows_[f].new_rate : flows_[f].rate; };
   auto measure = [&](DirectionId c) {  // load and fastest flow, once per check
     Direction& direction = directions_[c];
@@ -398,24 +412,27 @@ bool FlowNetwork::bottlenecks_hold() {
       direction.peak = std::max(direction.peak, r);
     });
   };
+  auto fail_others_on = [&](DirectionId c) {
+    for_each_hop(c, [&](std::uint32_t h) {
+      if (flows_[hops_[h].flow].visit != epoch_) failed_.push_back(hops_[h].flow);
+    });
+  };
   check_flows_.clear();
   auto changed_direction = [&](DirectionId c) {
-    if (slack(c)) return true;  // slack: never over capacity, never a bottleneck anyone relies on
+    if (slack(c)) return;  // slack: never over capacity, never a bottleneck anyone relies on
     measure(c);
     const Direction& direction = directions_[c];
-    if (direction.load > direction.capacity * (1 + kLocalTolerance)) return false;
+    if (direction.load > direction.capacity * (1 + kLocalTolerance)) fail_others_on(c);
     for_each_hop(c, [&](std::uint32_t h) { check_flows_.push_back(hops_[h].flow); });
-    return true;
   };
-  for (DirectionId t : touched_directions_)
-    if (!changed_direction(t)) return false;
+  for (DirectionId t : touched_directions_) changed_direction(t);
   for (FlowId f : component_flows_) {
     const Flow& flow = flows_[f];
-    if (!(flow.new_rate > 0)) return false;
     if (flow.new_rate == flow.rate) continue;
     for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-      if (!changed_direction(hops_[k].direction)) return false;
+      changed_direction(hops_[k].direction);
   }
+  bool ok = failed_.empty();
   for (FlowId g : check_flows_) {
     Flow& flow = flows_[g];
     if (flow.checked == check_epoch_) continue;
@@ -428,12 +445,19 @@ bool FlowNetwork::bottlenecks_hold() {
       if (slack(c)) continue;
       measure(c);
       const Direction& direction = directions_[c];
-      bottleneck = direction.load >= direction.capacity * (1 - kLocalTolerance) &&
+      bottleneck = rate > 0 && direction.load >= direction.capacity * (1 - kLocalTolerance) &&
                    rate >= direction.peak * (1 - kLocalTolerance);
     }
-    if (!bottleneck) return false;
+    if (bottleneck) continue;
+    ok = false;
+    if (flow.visit != epoch_) {
+      failed_.push_back(g);
+      continue;
+    }
+    for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
+      if (!slack(hops_[k].direction)) fail_others_on(hops_[k].direction);
   }
-  return true;
+  return ok;
 }
 
 void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {

@@ -238,7 +238,10 @@ class FlowNetwork {
   /// Re-solves only the flows on the touched directions, the others' rates fixed, and keeps the
   /// result when bottlenecks_hold(); false (nothing applied) sends reallocate() to the full search.
   bool solve_locally(Duration now, std::vector<FlowId>& changed);
+  void fill_locally();
   bool bottlenecks_hold();
+  static constexpr int kLocalRetries = 2;  ///< enlargements by the flows that failed the check
+  std::vector<FlowId> failed_;
   static constexpr std::size_t kLocalMaxTouched = 256;
   static constexpr std::size_t kLocalMaxFlows = 4096;
   static constexpr double kLocalTolerance = 1e-9;
