@@ -52,6 +52,32 @@ std::vector<DirectionId> random_route(std::mt19937_64& rng, int channels, int ma
   return route;
 }
 
+/// Capacities 0.5 .. 2.25 B/ps in steps of 0.25.
+std::vector<double> random_capacities(std::mt19937_64& rng, int channels) {
+  std::vector<double> capacity(static_cast<std::size_t>(channels));
+  for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+  return capacity;
+}
+
+/// A flow of the randomized tests: its id in the network under test, its route and cap.
+struct Live {
+  FlowId id;
+  std::vector<DirectionId> route;
+  double cap;
+};
+
+/// The rates a fresh network assigns to `live`'s flows, in order.
+std::vector<double> from_scratch(const std::vector<double>& capacity, const std::vector<Live>& live, Duration now) {
+  FlowNetwork fresh(capacity);
+  std::vector<FlowId> ids;
+  for (const Live& f : live) ids.push_back(fresh.start(fresh.add_route(f.route), 1e6, now, f.cap));
+  std::vector<FlowId> changed;
+  fresh.reallocate(now, changed);
+  std::vector<double> rates;
+  for (FlowId id : ids) rates.push_back(fresh.rate(id));
+  return rates;
+}
+
 }  // namespace
 
 TEST_CASE("flow network: two flows on one channel get half each", "[network]") {
@@ -196,16 +222,10 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
   std::mt19937_64 rng(7);
   constexpr int kChannels = 12;
   for (int trial = 0; trial < 40; ++trial) {
-    std::vector<double> capacity(kChannels);
-    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    const std::vector<double> capacity = random_capacities(rng, kChannels);
     FlowNetwork net(capacity);
     bool overloaded = false;
     net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-9).has_value(); });
-    struct Live {
-      FlowId id;
-      std::vector<DirectionId> route;
-      double cap;
-    };
     std::vector<Live> live;
     std::vector<FlowId> changed;
     Duration now;
@@ -223,11 +243,8 @@ TEST_CASE("flow network: incremental reallocation equals a from-scratch one, nev
         live.erase(live.begin() + std::ptrdiff_t(k));
       }
       net.reallocate(now, changed);
-      FlowNetwork fresh(capacity);
-      std::vector<FlowId> fresh_ids;
-      for (const Live& f : live) fresh_ids.push_back(fresh.start(fresh.add_route(f.route), 1e6, now, f.cap));
-      fresh.reallocate(now, changed);
-      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])));
+      const std::vector<double> want = from_scratch(capacity, live, now);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(want[i]));
     }
     CHECK_FALSE(overloaded);
   }
@@ -241,26 +258,14 @@ TEST_CASE("flow network: a flow that takes a finished flow's place in the same i
   std::mt19937_64 rng(11);
   constexpr int kChannels = 8;
   for (int trial = 0; trial < 40; ++trial) {
-    std::vector<double> capacity(kChannels);
-    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    const std::vector<double> capacity = random_capacities(rng, kChannels);
     FlowNetwork net(capacity);
     std::vector<std::vector<DirectionId>> routes;  // a small pool, so routes repeat
     std::vector<RouteId> route_ids;
     for (int r = 0; r < 5; ++r) {
-      std::vector<DirectionId> route;
-      const int hops = 1 + int(rng() % 3);
-      for (int h = 0; h < hops; ++h) {
-        const auto c = DirectionId(rng() % kChannels);
-        if (std::find(route.begin(), route.end(), c) == route.end()) route.push_back(c);
-      }
-      routes.push_back(route);
-      route_ids.push_back(net.add_route(route));
+      routes.push_back(random_route(rng, kChannels, 3));
+      route_ids.push_back(net.add_route(routes.back()));
     }
-    struct Live {
-      FlowId id;
-      int route;
-      double cap;
-    };
     std::vector<Live> live;
     std::vector<double> bytes_on(kChannels, 0.0);
     std::vector<FlowId> changed;
@@ -279,7 +284,7 @@ TEST_CASE("flow network: a flow that takes a finished flow's place in the same i
         const int r = int(rng() % routes.size());
         const double cap = rng() % 3 == 0 ? 0.3 : sim::detail::kUnlimitedRate;
         const double bytes = 1000.0 * double(1 + rng() % 5);
-        live.push_back(Live{net.start(route_ids[std::size_t(r)], bytes, now, cap), r, cap});
+        live.push_back(Live{net.start(route_ids[std::size_t(r)], bytes, now, cap), routes[std::size_t(r)], cap});
         started.push_back(live.back().id);
         for (DirectionId c : routes[std::size_t(r)]) bytes_on[c] += bytes;
       }
@@ -289,13 +294,8 @@ TEST_CASE("flow network: a flow that takes a finished flow's place in the same i
         CHECK(net.is_active(f));
         CHECK(std::count(changed.begin(), changed.end(), f) == 1);
       }
-      FlowNetwork fresh(capacity);
-      std::vector<FlowId> fresh_ids;
-      for (const Live& f : live)
-        fresh_ids.push_back(fresh.start(fresh.add_route(routes[std::size_t(f.route)]), 1e6, now, f.cap));
-      std::vector<FlowId> unused;
-      fresh.reallocate(now, unused);
-      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])));
+      const std::vector<double> want = from_scratch(capacity, live, now);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(want[i]));
       CHECK(net.active_flows() == live.size());
       for (DirectionId c = 0; c < kChannels; ++c) CHECK(net.direction_bytes(c) == bytes_on[c]);
     }
@@ -311,17 +311,11 @@ TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a 
   std::mt19937_64 rng(5);
   constexpr int kChannels = 10;
   for (int trial = 0; trial < 60; ++trial) {
-    std::vector<double> capacity(kChannels);
-    for (double& c : capacity) c = 0.5 + double(rng() % 8) * 0.25;
+    const std::vector<double> capacity = random_capacities(rng, kChannels);
     FlowNetwork net(capacity);
     net.set_local_threshold(1);
     bool overloaded = false;
     net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-8).has_value(); });
-    struct Live {
-      FlowId id;
-      std::vector<DirectionId> route;
-      double cap;
-    };
     std::vector<Live> live;
     std::vector<FlowId> changed;
     Duration now;
@@ -340,13 +334,9 @@ TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a 
       }
       changed.clear();
       net.reallocate(now, changed);
-      FlowNetwork fresh(capacity);
-      std::vector<FlowId> fresh_ids;
-      for (const Live& f : live) fresh_ids.push_back(fresh.start(fresh.add_route(f.route), 1e6, now, f.cap));
-      std::vector<FlowId> unused;
-      fresh.reallocate(now, unused);
+      const std::vector<double> want = from_scratch(capacity, live, now);
       for (std::size_t i = 0; i < live.size(); ++i) {
-        CHECK(net.rate(live[i].id) == Approx(fresh.rate(fresh_ids[i])).epsilon(1e-8));
+        CHECK(net.rate(live[i].id) == Approx(want[i]).epsilon(1e-8));
         CHECK(net.rate(live[i].id) > 0);
       }
     }
