@@ -304,7 +304,7 @@ TEST_CASE("flow network: a flow that takes a finished flow's place in the same i
 
 TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a from-scratch allocation",
           "[network]") {
-  // The local path (set_local_threshold(1): tried on every reallocation) re-solves only the flows on
+  // The local path (set_always_local(): tried on every reallocation) re-solves only the flows on
   // touched directions and keeps the result when every affected flow still has a bottleneck; else it
   // falls back to the component search. Either way the rates must be max-min fair: equal to a fresh
   // network's, never over a capacity.
@@ -313,7 +313,7 @@ TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a 
   for (int trial = 0; trial < 60; ++trial) {
     const std::vector<double> capacity = random_capacities(rng, kChannels);
     FlowNetwork net(capacity);
-    net.set_local_threshold(1);
+    net.set_always_local();
     bool overloaded = false;
     net.set_observer([&](const FlowNetwork& n, Duration) { overloaded |= n.find_overloaded(1e-8).has_value(); });
     std::vector<Live> live;

@@ -32,7 +32,8 @@ NcclModel h100_four_nodes() {
   return m;
 }
 
-const NcclEstimate& row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, Protocol p) {
+/// By value: callers may pass nccl_estimates(...) itself, a temporary gone after the full expression.
+NcclEstimate row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, Protocol p) {
   const auto it = std::find_if(rows.begin(), rows.end(),
                                [&](const NcclEstimate& e) { return e.algorithm == a && e.protocol == p; });
   REQUIRE(it != rows.end());
@@ -84,26 +85,26 @@ TEST_CASE("nccl: one H100 node, allreduce rows of the latency/bandwidth table", 
   const auto rows = nccl_estimates(h100_node(), Collective::AllReduce, 1_GiB);
   REQUIRE(rows.size() == 6);  // tree and ring, LL/LL128/Simple each
   // Ring/Simple: baseLat 8.4 + 2(p-1) x hwLat[NVLink][Ring][Simple] 3.4 = 8.4 + 14 x 3.4 us.
-  const NcclEstimate& ring = row(rows, NcclAlgorithm::Ring, Protocol::Simple);
+  const NcclEstimate ring = row(rows, NcclAlgorithm::Ring, Protocol::Simple);
   CHECK(ring.latency.microseconds() == Approx(56.0));
   // busBw = 16 x 370.8/16 GB/s; algBw = busBw x p / 2(p-1).
   CHECK(ring.bandwidth.gigabytes_per_second() == Approx(370.8 * 8 / 14));
   CHECK(ring.time.microseconds() == Approx(56.0 + 1073741824.0 / (1000.0 * 370.8 * 8 / 14)).epsilon(1e-6));
   // Ring/LL: 6.6 + 14 x 0.6 us; busBw = min(llMaxBw[Hopper][N1] 87.7, 370.8/4).
-  const NcclEstimate& ll = row(rows, NcclAlgorithm::Ring, Protocol::LL);
+  const NcclEstimate ll = row(rows, NcclAlgorithm::Ring, Protocol::LL);
   CHECK(ll.latency.microseconds() == Approx(15.0));
   CHECK(ll.bandwidth.gigabytes_per_second() == Approx(87.7 * 8 / 14));
   // Ring/LL128: 14 + 14 x 1.9 us; busBw = min(0.92 x 370.8, 16 x 36.7).
-  const NcclEstimate& ll128 = row(rows, NcclAlgorithm::Ring, Protocol::LL128);
+  const NcclEstimate ll128 = row(rows, NcclAlgorithm::Ring, Protocol::LL128);
   CHECK(ll128.latency.microseconds() == Approx(40.6));
   CHECK(ll128.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 8 / 14));
   // Tree/Simple: 0 + 2 x (p-1) x 28 us; busBw = min(0.92 x 370.8, 16 x 38.7), algBw half of it
   // (1 GiB is past the correction table).
-  const NcclEstimate& tree = row(rows, NcclAlgorithm::Tree, Protocol::Simple);
+  const NcclEstimate tree = row(rows, NcclAlgorithm::Tree, Protocol::Simple);
   CHECK(tree.latency.microseconds() == Approx(392.0));
   CHECK(tree.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 0.5));
   // Tree/LL128: 14 + 2 x 7 x 1.25 us; busBw = min(0.92 x 370.8 x 7/9, 16 x 36.7) / 2.
-  const NcclEstimate& tree128 = row(rows, NcclAlgorithm::Tree, Protocol::LL128);
+  const NcclEstimate tree128 = row(rows, NcclAlgorithm::Tree, Protocol::LL128);
   CHECK(tree128.latency.microseconds() == Approx(31.5));
   CHECK(tree128.bandwidth.gigabytes_per_second() == Approx(0.92 * 370.8 * 7 / 9 * 0.5));
 }
@@ -134,7 +135,7 @@ TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple pl
             .latency.microseconds() == Approx(lat));
   // Past 64 B per channel per rank the ring plateau factor 1.4 applies (compute capability >= 8.0).
   const std::vector<NcclEstimate> big_rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
-  const NcclEstimate& big = row(big_rows, NcclAlgorithm::Ring, Protocol::Simple);
+  const NcclEstimate big = row(big_rows, NcclAlgorithm::Ring, Protocol::Simple);
   CHECK(big.latency.microseconds() == Approx(lat * 1.4));
   // Network-bound: busBw = 4 channels x min(450, 50)/4 GB/s.
   CHECK(big.bandwidth.gigabytes_per_second() == Approx(50.0 * 32 / 62));
@@ -155,14 +156,14 @@ TEST_CASE("nccl: NVLS joins when the NVSwitch reduces, LL128 leaves without NVLi
   NcclModel m = h100_node();
   m.nvls = true;
   const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
-  const NcclEstimate& nvls = row(rows, NcclAlgorithm::Nvls, Protocol::Simple);
+  const NcclEstimate nvls = row(rows, NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls.latency.microseconds() == Approx(23.0));  // hwLat[NVLink][NVLS][Simple] in 2.19
   // Before 2.28 the NVLS graph's bandwidth as is: 8 channels (one per GPU) of 40 GB/s ((8 + 1) x
   // speed <= 18 links x 20.6 GB/s = 370.8 picks 40 from the SM90 speed array), algBw = busBw x 5/6.
   CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
   m.env.version = 22800;
   const auto rows228 = nccl_estimates(m, Collective::AllReduce, 1_GiB);
-  const NcclEstimate& nvls228 = row(rows228, NcclAlgorithm::Nvls, Protocol::Simple);
+  const NcclEstimate nvls228 = row(rows228, NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls228.latency.microseconds() == Approx(25.0));
   // From 2.28: busBw = 8 x 40 x 0.85 (nvlsEfficiency) x 7/8 x 2 (AllReduce) = 476 GB/s; algBw =
   // busBw x 8 / 14.
@@ -192,11 +193,11 @@ TEST_CASE("nccl: Blackwell takes 2.28's own NVLS constants (nvlsEfficiency 0.74,
   m.gpu = GpuModel::B200;
   m.nvlink_kind = LinkKind::NvLink5;
   m.nvls = true;
-  const NcclEstimate& nvls = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  const NcclEstimate nvls = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 80 * 0.74 * 7.0 / 8 * 2 * 8.0 / 14));
   // The same board with Hopper GPUs keeps Hopper's 0.85 and the SM90 speeds (721.8 / 9 -> 60).
   m.gpu = GpuModel::H100;
-  const NcclEstimate& hopper =
+  const NcclEstimate hopper =
       row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(hopper.bandwidth.gigabytes_per_second() == Approx(8 * 60 * 0.85 * 7.0 / 8 * 2 * 8.0 / 14));
 }
@@ -209,7 +210,7 @@ TEST_CASE("nccl: PAT for allgather and reduce-scatter with one GPU per node, fro
   m.channels = 4;
   m.inter = 50_GBps;
   m.env.version = 22800;
-  const NcclEstimate& pat = row(nccl_estimates(m, Collective::AllGather, 1_MiB), NcclAlgorithm::Pat, Protocol::Simple);
+  const NcclEstimate pat = row(nccl_estimates(m, Collective::AllGather, 1_MiB), NcclAlgorithm::Pat, Protocol::Simple);
   // Latency (tuning.cc): 8 + log2(8) x (the tree's NET Simple hop, 14 us) / 3.5 + 8 ranks x 2.8 = 42.4 us.
   CHECK(pat.latency.microseconds() == Approx(8 + 3 * 14.0 / 3.5 + 8 * 2.8));
   // Bandwidth: the tree graph's 4 channels x min(NVLink 370.8 / 4, 50 / 4) GB/s x 0.75, left as busBw.

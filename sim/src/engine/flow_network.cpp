@@ -341,17 +341,38 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     });
   }
   for (int attempt = 0;; ++attempt) {
-    if (component_flows_.empty() || component_flows_.size() > kLocalMaxFlows) return false;
+    if (component_flows_.empty() || !local_size_ok()) {
+      local_wasted_ = attempt > 0;
+      return false;
+    }
     fill_locally();
     if (bottlenecks_hold()) break;
     // Re-solve the flows that lost their bottleneck too, once or twice, before the full search.
-    if (attempt == kLocalRetries || failed_.empty()) return false;
+    if (attempt == kLocalRetries || failed_.empty()) {
+      local_wasted_ = true;
+      return false;
+    }
     ++epoch_;
     for (FlowId f : component_flows_) flows_[f].visit = epoch_;
     for (FlowId f : failed_) take(f);
   }
   apply_new_rates(now, changed);
   return true;
+}
+
+bool FlowNetwork::try_locally() {
+  if (local_always_) return true;
+  if (last_component_ < kLocalMinComponent) return false;
+  if (local_skips_ == 0) return true;
+  --local_skips_;
+  return false;
+}
+
+bool FlowNetwork::local_size_ok() const {
+  // Half the last full component: beyond it, the filling, the check and a likely full search after
+  // all cost more than the full search alone.
+  if (component_flows_.size() > kLocalMaxFlows) return false;
+  return local_always_ || component_flows_.size() <= last_component_ / 2;
 }
 
 void FlowNetwork::fill_locally() {
@@ -413,6 +434,8 @@ bool FlowNetwork::bottlenecks_hold() {
     });
   };
   auto fail_others_on = [&](DirectionId c) {
+    if (directions_[c].failed == check_epoch_) return;
+    directions_[c].failed = check_epoch_;
     for_each_hop(c, [&](std::uint32_t h) {
       if (flows_[hops_[h].flow].visit != epoch_) failed_.push_back(hops_[h].flow);
     });
@@ -420,10 +443,17 @@ bool FlowNetwork::bottlenecks_hold() {
   check_flows_.clear();
   auto changed_direction = [&](DirectionId c) {
     if (slack(c)) return;  // slack: never over capacity, never a bottleneck anyone relies on
+    Direction& direction = directions_[c];
+    if (direction.listed == check_epoch_) return;  // once per check: many changed flows share it
+    direction.listed = check_epoch_;
     measure(c);
-    const Direction& direction = directions_[c];
     if (direction.load > direction.capacity * (1 + kLocalTolerance)) fail_others_on(c);
-    for_each_hop(c, [&](std::uint32_t h) { check_flows_.push_back(hops_[h].flow); });
+    for_each_hop(c, [&](std::uint32_t h) {
+      Flow& flow = flows_[hops_[h].flow];
+      if (flow.checked == check_epoch_) return;
+      flow.checked = check_epoch_;
+      check_flows_.push_back(hops_[h].flow);
+    });
   };
   for (DirectionId t : touched_directions_) changed_direction(t);
   for (FlowId f : component_flows_) {
@@ -435,8 +465,6 @@ bool FlowNetwork::bottlenecks_hold() {
   bool ok = failed_.empty();
   for (FlowId g : check_flows_) {
     Flow& flow = flows_[g];
-    if (flow.checked == check_epoch_) continue;
-    flow.checked = check_epoch_;
     const double rate = effective(g);
     if (std::isfinite(flow.rate_cap) && rate >= flow.rate_cap * (1 - kLocalTolerance)) continue;
     bool bottleneck = false;
@@ -462,7 +490,7 @@ bool FlowNetwork::bottlenecks_hold() {
 
 void FlowNetwork::solve_component(Duration now, std::vector<FlowId>& changed) {
   assert(!component_flows_.empty());
-  large_components_ = component_flows_.size() >= local_min_component_;
+  last_component_ = component_flows_.size();
   fill_component();
   apply_new_rates(now, changed);
 }
@@ -508,12 +536,20 @@ void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
 
 void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed) {
   if (touched_directions_.empty()) return;
-  if (large_components_ && solve_locally(now, changed)) {
-    touched_directions_.clear();
-    ++touch_epoch_;
-    ++reallocations_;
-    if (observer_) observer_(*this, now);
-    return;
+  if (try_locally()) {
+    if (solve_locally(now, changed)) {
+      local_backoff_ = 0;
+      touched_directions_.clear();
+      ++touch_epoch_;
+      ++reallocations_;
+      if (observer_) observer_(*this, now);
+      return;
+    }
+    if (local_wasted_) {
+      local_wasted_ = false;
+      local_backoff_ = std::min(kLocalMaxBackoff, 2 * local_backoff_ + 1);
+      local_skips_ = local_backoff_;
+    }
   }
   ++epoch_;
   bool recomputed = false;

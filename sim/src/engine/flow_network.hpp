@@ -142,8 +142,8 @@ class FlowNetwork {
   /// are whole numbers below 2^53, so the sums stay exact.
   void repeat(Duration shift, const Totals& before, const Totals& after, std::uint64_t periods);
 
-  /// Test hook: try local re-solves once a full search has met a component of `flows` flows (512).
-  void set_local_threshold(std::size_t flows) { local_min_component_ = flows; }
+  /// Test hook: try a local re-solve on every reallocation, whatever the sizes and past failures.
+  void set_always_local() { local_always_ = true; }
 
   /// Test hook, called at the end of every reallocate() that recomputed rates. Not for per-event use.
   void set_observer(std::function<void(const FlowNetwork&, Duration)> observer) { observer_ = std::move(observer); }
@@ -195,6 +195,8 @@ class FlowNetwork {
     std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
     std::uint32_t unfrozen = 0;   ///< progressive filling scratch
     std::uint32_t checked = 0;    ///< check_epoch_ when load and peak were measured
+    std::uint32_t listed = 0;     ///< check_epoch_ when its flows were queued for the check
+    std::uint32_t failed = 0;     ///< check_epoch_ when its other flows were queued for re-solving
     double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
     double peak = 0;              ///< and the fastest of them
   };
@@ -245,8 +247,21 @@ class FlowNetwork {
   static constexpr std::size_t kLocalMaxTouched = 256;
   static constexpr std::size_t kLocalMaxFlows = 4096;
   static constexpr double kLocalTolerance = 1e-9;
-  std::size_t local_min_component_ = 512;  ///< components this large make a local re-solve worth trying
-  bool large_components_ = false;  ///< the last full search met a component that large
+  static constexpr std::size_t kLocalMinComponent = 512;  ///< components this large make local re-solves worth trying
+  bool local_always_ = false;
+  std::size_t last_component_ = 0;  ///< flows in the last component a full search solved
+  /// After a local re-solve that filled and then failed (local_wasted_), the next local_skips_
+  /// reallocations go straight to the full search; local_backoff_ doubles with every such failure in
+  /// a row (up to kLocalMaxBackoff) and returns to 0 on a success. Failures found before any filling
+  /// (too many touched directions or flows, a released direction) cost little and do not count.
+  std::uint32_t local_skips_ = 0;
+  std::uint32_t local_backoff_ = 0;
+  static constexpr std::uint32_t kLocalMaxBackoff = 64;
+  bool local_wasted_ = false;
+  /// Whether a local re-solve is worth trying now; counts the skips down.
+  bool try_locally();
+  /// Whether a local re-solve of component_flows_ still costs clearly less than the full search.
+  bool local_size_ok() const;
   std::uint32_t check_epoch_ = 0;
   std::vector<FlowId> check_flows_;
   void freeze(FlowId flow, double rate);
