@@ -331,11 +331,11 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     component_flows_.push_back(f);
   };
   for (DirectionId t : touched_directions_) {
-    if (!slack(t)) {
+    // A direction that can limit, or has just stopped limiting: all its flows.
+    if (!slack(t) || released_[t] == touch_epoch_) {
       for_each_hop(t, [&](std::uint32_t h) { take(hops_[h].flow); });
       continue;
     }
-    if (released_[t] == touch_epoch_) return false;  // it stopped limiting flows: the full search
     for_each_hop(t, [&](std::uint32_t h) {
       if (flows_[hops_[h].flow].rate == 0) take(hops_[h].flow);  // a flow that just started
     });
@@ -457,7 +457,11 @@ bool FlowNetwork::bottlenecks_hold() {
   };
   for (DirectionId t : touched_directions_) changed_direction(t);
   for (FlowId f : component_flows_) {
-    const Flow& flow = flows_[f];
+    Flow& flow = flows_[f];
+    if (flow.checked != check_epoch_) {  // every re-solved flow, changed or not (its bottleneck may be gone)
+      flow.checked = check_epoch_;
+      check_flows_.push_back(f);
+    }
     if (flow.new_rate == flow.rate) continue;
     for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
       changed_direction(hops_[k].direction);

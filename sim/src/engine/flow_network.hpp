@@ -253,7 +253,7 @@ class FlowNetwork {
   /// After a local re-solve that filled and then failed (local_wasted_), the next local_skips_
   /// reallocations go straight to the full search; local_backoff_ doubles with every such failure in
   /// a row (up to kLocalMaxBackoff) and returns to 0 on a success. Failures found before any filling
-  /// (too many touched directions or flows, a released direction) cost little and do not count.
+  /// (too many touched directions or flows) cost little and do not count.
   std::uint32_t local_skips_ = 0;
   std::uint32_t local_backoff_ = 0;
   static constexpr std::uint32_t kLocalMaxBackoff = 64;
