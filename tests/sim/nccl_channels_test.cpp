@@ -520,6 +520,44 @@ TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC 
   CHECK(nics == 32);
 }
 
+TEST_CASE("nccl CollNet Chain: per channel a chain up to the head by the channel's NIC, SHARP across heads, and back",
+          "[nccl][channels]") {
+  // The same four DGX H100 with NCCL_ALGO=CollNetChain. Each channel's head sends its channel's
+  // share up once and gets the sum back, and channels spread evenly over the 8 NICs: each NIC carries
+  // M/8 each way, as with Direct. Inside a node each channel's chain moves M/C up through 7 GPUs
+  // and M/C back down through 7: 14 M per node over the channels, every byte through the NVSwitch.
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::RailOptimized;
+  spec.fabric.spines = 2;
+  spec.fabric.in_network_reduction = true;
+  const Topology t = make_cluster(spec);
+  CollectiveRequest request = nccl_request(t, 1_GiB);
+  set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
+  set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetChain");
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  CHECK(out.result->algorithm == "nccl:collnet_chain/simple");
+  REQUIRE(out.channels % 8 == 0);
+  int nics = 0;
+  std::int64_t node0_to_nvswitch = 0;
+  for (const DirectionStats& d : out.result->directions) {
+    const Device& from = t.device(t.direction_source(d.direction));
+    const Device& to = t.device(t.direction_target(d.direction));
+    if (from.kind == DeviceKind::Gpu && to.kind == DeviceKind::NvSwitch && from.host == 0)
+      node0_to_nvswitch += d.bytes.count();
+    if (from.kind != DeviceKind::Nic || to.host != kNoHost) continue;
+    ++nics;
+    CHECK(d.bytes.count() == (1_GiB).count() / 8);
+  }
+  CHECK(nics == 32);
+  CHECK(node0_to_nvswitch == 14 * (1_GiB).count());
+  // The chain's latency is NCCL's: 2 x 7 x 2.8 + 30 us, as start latency.
+  const NcclChoice choice = nccl_choose(t, t.gpus(), Collective::AllReduce, 1_GiB, Payload{}, request.nccl_env);
+  CHECK(choice.latency.microseconds() == Approx(2 * 7 * 2.8 + 30.0));
+}
+
 TEST_CASE("nccl on two DGX H100: bulk allreduce runs NVLS-Tree at NCCL's rate, 8 heads x 57.7 GB/s busbw",
           "[nccl][channels]") {
   // NCCL's multi-node NVLS graph (search.cc): 8 heads; bwIntra is the fastest inter speed with

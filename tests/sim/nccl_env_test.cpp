@@ -38,10 +38,12 @@ TEST_CASE("nccl env: NCCL_ALGO lists enable what they name, '^' lists disable it
   CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::Default);
   NcclEnv e;
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "Ring,Fast"), Catch::Contains("unknown: Fast"));
-  // A name NCCL knows but ringlab does not model: a warning, the others still chosen among.
+  // Every name NCCL knows is modelled: CollNet Chain sits between CollNet Direct and NVLS, as in NCCL.
   NcclEnv chain;
-  CHECK_THAT(set_nccl_env(chain, "NCCL_ALGO", "Ring,CollNetChain"), Catch::Contains("CollNetChain not modelled"));
-  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "CollNetChain"), Catch::Contains("at least one algorithm ringlab models"));
+  CHECK(set_nccl_env(chain, "NCCL_ALGO", "Ring,CollNetChain").empty());
+  CHECK(chain.algorithms[std::size_t(NcclAlgorithm::CollNetChain)] == NcclEnable::On);
+  CHECK(chain.algorithms[std::size_t(NcclAlgorithm::CollNetDirect)] == NcclEnable::Off);
+  CHECK(chain.algorithms[std::size_t(NcclAlgorithm::Nvls)] == NcclEnable::Off);
   // PAT is modelled (AllGather and ReduceScatter with one GPU per node).
   NcclEnv pat;
   CHECK(set_nccl_env(pat, "NCCL_ALGO", "PAT").empty());

@@ -14,6 +14,7 @@ inline NcclModel h100_node_model(int version = 0) {
   m.nodes = 1;
   m.channels = 16;
   m.nvlink = true;
+  m.nvswitch = true;
   m.gpu = GpuModel::H100;
   m.intra = 450_GBps;
   m.nvlinks = 18;

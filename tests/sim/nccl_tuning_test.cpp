@@ -249,6 +249,47 @@ TEST_CASE("nccl: PAT for allgather and reduce-scatter with one GPU per node, fro
   CHECK(nccl_choose(m, Collective::AllGather, 8_B).nccl_algorithm == NcclAlgorithm::Pat);
 }
 
+TEST_CASE("nccl: CollNet Chain and Direct rows on SHARP, Direct only with an NVSwitch in the node", "[nccl]") {
+  // Four H100 nodes (8 GPUs, 18 NVLink4 links = 370.8 GB/s in NCCL's units), 50 GB/s leaving each
+  // node, 4 channels, a fabric that reduces, NCCL 2.28 tables.
+  NcclModel m = h100_four_nodes();
+  m.env.version = 22800;
+  m.collnet = true;
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
+  const NcclEstimate chain = row(rows, NcclAlgorithm::CollNetChain, Protocol::Simple);
+  // Latency (tuning.cc): baseLat 0 + 2 x (8 - 1) x hwLat[NVLINK][Chain][Simple] 2.8 + hwLat[NET] 30 us.
+  CHECK(chain.latency.microseconds() == Approx(2 * 7 * 2.8 + 30.0));
+  // Bandwidth: the chain graph's bwIntra, raised to at most twice bwInter (search pass 2):
+  // 4 x min(370.8 / 4, 2 x 50 / 4) = 100 GB/s busBw, algBw half of it.
+  CHECK(chain.bandwidth.gigabytes_per_second() == Approx(4 * 2 * 50.0 / 4 * 0.5));
+  // Direct: bwIntra as is, / GPU-per-NIC factor (8/4 -> 2 - 1/2 = 1.5), x 0.85 on Hopper, algBw x 0.5;
+  // latency 2 x (1 x 3.7 + 7 x 0.4) + 31.
+  const NcclEstimate direct = row(rows, NcclAlgorithm::CollNetDirect, Protocol::Simple);
+  CHECK(direct.bandwidth.gigabytes_per_second() == Approx(18 * 20.6 / 1.5 * 0.85 * 0.5));
+  CHECK(direct.latency.microseconds() == Approx(2 * (3.7 + 7 * 0.4) + 31.0));
+  // Neither has LL/LL128 rows, and only AllReduce uses them.
+  for (const NcclEstimate& e : rows)
+    if (e.algorithm == NcclAlgorithm::CollNetChain || e.algorithm == NcclAlgorithm::CollNetDirect)
+      CHECK(e.protocol == Protocol::Simple);
+  for (const NcclEstimate& e : nccl_estimates(m, Collective::AllGather, 1_GiB))
+    CHECK(e.algorithm != NcclAlgorithm::CollNetChain);
+  // Without an NVSwitch (tuning.cc: nvsCount == 0 disables CollNet Direct) only the chain is left.
+  NcclModel pcie = m;
+  pcie.nvswitch = false;
+  bool direct_left = false, chain_left = false;
+  for (const NcclEstimate& e : nccl_estimates(pcie, Collective::AllReduce, 1_GiB)) {
+    direct_left |= e.algorithm == NcclAlgorithm::CollNetDirect;
+    chain_left |= e.algorithm == NcclAlgorithm::CollNetChain;
+  }
+  CHECK_FALSE(direct_left);
+  CHECK(chain_left);
+  // NCCL_ALGO=CollNetChain leaves the chain alone.
+  set_nccl_env(m.env, "NCCL_ALGO", "CollNetChain");
+  const NcclChoice forced = nccl_choose(m, Collective::AllReduce, 1_GiB);
+  CHECK(forced.nccl_algorithm == NcclAlgorithm::CollNetChain);
+  CHECK(forced.name == "collnet_chain/simple");
+}
+
 TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
   std::vector<DeviceId> gpus;
   const Topology one = hgx_hosts(1, gpus);
@@ -291,14 +332,14 @@ TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best 
   fp8.compression = Compression::quantize(DataType::Fp8);
   CHECK_FALSE(nccl_runs_payload(NcclAlgorithm::Nvls, fp8));
   CHECK_FALSE(nccl_runs_payload(NcclAlgorithm::CollNetDirect, fp8));
+  CHECK_FALSE(nccl_runs_payload(NcclAlgorithm::CollNetChain, fp8));
   CHECK(nccl_runs_payload(NcclAlgorithm::Nvls, Payload{}));
   const NcclChoice choice = nccl_choose(m, Collective::AllReduce, 1_GiB, fp8);
   // The fastest row other than NVLS and CollNet, found by scanning the table.
   const auto rows = nccl_estimates(m, Collective::AllReduce, 1_GiB);
   const NcclEstimate* best = nullptr;
   for (const NcclEstimate& e : rows)
-    if (e.algorithm != NcclAlgorithm::Nvls && e.algorithm != NcclAlgorithm::CollNetDirect &&
-        (best == nullptr || e.time < best->time))
+    if (nccl_runs_payload(e.algorithm, fp8) && (best == nullptr || e.time < best->time))
       best = &e;
   REQUIRE(best != nullptr);
   CHECK(choice.nccl_algorithm == best->algorithm);

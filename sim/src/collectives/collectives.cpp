@@ -152,7 +152,7 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
     case Algorithm::Tree: {
       std::vector<HostId> hosts;
       for (DeviceId d : ranks) hosts.push_back(topology.device(d).host);
-      detail::build_tree(b, group, spec, hosts);
+      detail::build_tree(b, topology, group, spec, hosts);
       break;
     }
     case Algorithm::Hierarchical:

@@ -220,7 +220,8 @@ void validate_spec(const Topology& topology, std::span<const DeviceId> ranks, co
 // collective is supported, p >= 2.
 void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec);
 /// `hosts`: the host of each rank, used by CollectiveSpec::host_chains (may be empty otherwise).
-void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec, std::span<const HostId> hosts);
+void build_tree(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec,
+                std::span<const HostId> hosts);
 void build_halving_doubling(Builder& b, const Group& ranks, const CollectiveSpec& spec);
 void build_direct(Builder& b, const Group& ranks, const CollectiveSpec& spec);
 void build_reduce_broadcast(Builder& b, const Group& ranks, const CollectiveSpec& spec);
@@ -257,6 +258,11 @@ class SwitchAggregation {
   std::vector<OpId> came_down_;
   std::vector<char> up_, down_;
 };
+/// NCCL's CollNet Chain allreduce (CollectiveSpec::host_chains with inter InNetwork): per channel,
+/// each host's ranks in the channel ring's order chain their sums up to the host's first (its head),
+/// the heads' sums meet in the network's reduction, and the result runs back down the chain.
+void collnet_chain_allreduce(Builder& b, const Topology& topology, const Group& g, std::span<const Piece> pieces,
+                             RingOrders orders, std::span<const HostId> hosts);
 /// Top-k sparse AllReduce: encode, allgather of sparse parts with `algorithm`, decode each part.
 void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec& spec, Algorithm algorithm);
 

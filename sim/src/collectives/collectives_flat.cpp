@@ -53,11 +53,14 @@ void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   }
 }
 
-void build_tree(Builder& b, const Group& ranks, const CollectiveSpec& spec, std::span<const HostId> hosts) {
+void build_tree(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec,
+                std::span<const HostId> hosts) {
   const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
   switch (spec.collective) {
     case Collective::AllReduce:
-      if (spec.host_chains && !spec.channel_rings.empty())
+      if (spec.host_chains && !spec.channel_rings.empty() && spec.inter == InterAlgorithm::InNetwork)
+        collnet_chain_allreduce(b, topology, ranks, pieces, spec.channel_rings, hosts);
+      else if (spec.host_chains && !spec.channel_rings.empty())
         host_chain_tree_allreduce(b, ranks, pieces, 0, spec.channel_rings, hosts);
       else
         tree_allreduce(b, ranks, pieces, 0);

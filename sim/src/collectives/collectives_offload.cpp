@@ -2,8 +2,10 @@
 // and in-network reduction (a SHARP switch or an NVLS NVSwitch), plus how their extra participants
 // are found in the topology.
 #include <algorithm>
+#include <cassert>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -244,6 +246,43 @@ void SwitchAggregation::aggregate(Range r, std::uint16_t channel, std::span<cons
   for (Endpoint e : receivers) {
     const auto s = std::size_t(first_switch(e));
     b_.wrote_dense(e, r, b_.send(switches_[s], e, r, holds_sum(s), channel, step + 1, Buffer::Data, RecvMode::Overwrite));
+  }
+}
+
+void collnet_chain_allreduce(Builder& b, const Topology& topology, const Group& g, std::span<const Piece> pieces,
+                             RingOrders orders, std::span<const HostId> hosts) {
+  assert(!orders.empty() && hosts.size() == g.size());
+  // Per ring: each host's run of ranks in ring order (its chain, head first) and the heads' aggregation.
+  struct Chains {
+    std::vector<Group> chains;
+    std::optional<SwitchAggregation> network;
+    Group heads;
+  };
+  std::vector<Chains> per_ring(orders.size());
+  std::uint32_t longest = 1;
+  for (std::size_t o = 0; o < orders.size(); ++o) {
+    Chains& c = per_ring[o];
+    const std::vector<int>& ring = orders[o];
+    for (std::size_t k = 0; k < ring.size(); ++k) {
+      const auto member = std::size_t(ring[k]);
+      if (k == 0 || hosts[member] != hosts[std::size_t(ring[k - 1])]) c.chains.emplace_back();
+      c.chains.back().push_back(g[member]);
+    }
+    for (const Group& chain : c.chains) {
+      c.heads.push_back(chain.front());
+      longest = std::max(longest, std::uint32_t(chain.size()));
+    }
+    c.network.emplace(b, topology, c.heads);
+  }
+  for (const Piece& p : pieces) {
+    Chains& c = per_ring[std::size_t(p.channel) % per_ring.size()];
+    for (const Group& chain : c.chains)  // up: the tail's sum towards the head
+      for (std::size_t k = chain.size() - 1; k > 0; --k)
+        b.reduce(chain[k], chain[k - 1], p.range, p.channel, std::uint32_t(chain.size() - 1 - k));
+    c.network->aggregate(p.range, p.channel, c.heads, c.heads, longest - 1);
+    for (const Group& chain : c.chains)  // down: the head's result to the tail
+      for (std::size_t k = 0; k + 1 < chain.size(); ++k)
+        b.copy(chain[k], chain[k + 1], p.range, p.channel, longest + 1 + std::uint32_t(k));
   }
 }
 

@@ -41,51 +41,36 @@ long integer(std::string_view name, std::string_view value, long lo, long hi) {
   return v;
 }
 
-// NCCL's names (ncclAlgoStr) and the index of each in NcclEnv::algorithms (-1: not modelled).
-struct AlgoName {
-  std::string_view name;
-  int index;  // into NcclEnv::algorithms, -1 when ringlab does not model it
-};
-constexpr AlgoName kAlgoNames[] = {{"TREE", 0},          {"RING", 1}, {"COLLNETDIRECT", 2}, {"COLLNETCHAIN", -1},
-                                   {"NVLS", 3},          {"NVLSTREE", 4}, {"PAT", 5}};
+// NCCL's names (ncclAlgoStr), in NcclAlgorithm's order.
+constexpr std::string_view kAlgoNames[] = {"TREE", "RING", "COLLNETDIRECT", "COLLNETCHAIN", "NVLS", "NVLSTREE", "PAT"};
+static_assert(std::size(kAlgoNames) == kNcclAlgorithmCount);
 constexpr std::string_view kAlgoList = "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT";
 
 /// parseList: a list enables what it names and disables the rest; "^list" disables what it names.
-/// Returns the names given that ringlab does not model.
+/// `find` maps an upper-case name to its index, -1 when unknown.
 template <std::size_t N, typename Find>
-std::vector<std::string> parse_list(std::string_view name, std::string_view value, std::array<NcclEnable, N>& out,
-                                    std::string_view expected, Find find) {
+void parse_list(std::string_view name, std::string_view value, std::array<NcclEnable, N>& out,
+                std::string_view expected, Find find) {
   const bool exclude = !value.empty() && value.front() == '^';
   std::vector<std::string> items = split(exclude ? value.substr(1) : value, ',');
   std::erase_if(items, [](const std::string& item) { return item.empty(); });  // NCCL's strtok skips them
   if (items.empty()) bad(name, value, "a comma-separated list of " + std::string(expected));
   out.fill(exclude ? NcclEnable::Default : NcclEnable::Off);
-  std::vector<std::string> unmodelled;
   for (const std::string& item : items) {
     const int index = find(upper(item));
-    if (index == -2) bad(name, value, "names from " + std::string(expected) + " (unknown: " + item + ")");
-    if (index == -1) unmodelled.push_back(item);
-    else out[std::size_t(index)] = exclude ? NcclEnable::Off : NcclEnable::On;
+    if (index < 0) bad(name, value, "names from " + std::string(expected) + " (unknown: " + item + ")");
+    out[std::size_t(index)] = exclude ? NcclEnable::Off : NcclEnable::On;
   }
-  return unmodelled;
 }
 
-std::string set_algorithms(NcclEnv& env, std::string_view name, std::string_view value) {
+void set_algorithms(NcclEnv& env, std::string_view name, std::string_view value) {
   if (value.find_first_of(":;") != std::string_view::npos)
     bad(name, value, "a list such as Ring,Tree or ^NVLS (per-collective lists are not supported by ringlab)");
-  const auto unmodelled = parse_list(name, value, env.algorithms, kAlgoList, [](const std::string& s) {
-    for (const AlgoName& a : kAlgoNames)
-      if (a.name == s) return a.index;
-    return -2;
+  parse_list(name, value, env.algorithms, kAlgoList, [](const std::string& s) {
+    for (std::size_t i = 0; i < std::size(kAlgoNames); ++i)
+      if (kAlgoNames[i] == s) return int(i);
+    return -1;
   });
-  const bool excluding = value.front() == '^';
-  if (!excluding && std::none_of(env.algorithms.begin(), env.algorithms.end(),
-                                 [](NcclEnable e) { return e == NcclEnable::On; }))
-    bad(name, value, "at least one algorithm ringlab models (Tree, Ring, CollNetDirect, NVLS)");
-  if (unmodelled.empty() || excluding) return "";
-  std::string list;
-  for (const std::string& u : unmodelled) list += (list.empty() ? "" : ", ") + u;
-  return std::string(name) + ": " + list + " not modelled by ringlab; choosing among the others";
 }
 
 void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) {
@@ -93,7 +78,7 @@ void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) 
     if (s == "SIMPLE") return int(Protocol::Simple);
     if (s == "LL128") return int(Protocol::LL128);
     if (s == "LL") return int(Protocol::LL);
-    return -2;
+    return -1;
   });
   if (std::all_of(env.protocols.begin(), env.protocols.end(), [](NcclEnable e) { return e == NcclEnable::Off; }))
     bad(name, value, "at least one protocol enabled");
@@ -193,7 +178,7 @@ bool NicFilter::selects(std::string_view device_name) const {
 std::string_view to_string(NcclPath p) { return kPathNames[std::size_t(p)]; }
 
 std::string_view to_string(NcclAlgorithm a) {
-  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "nvls", "nvls_tree", "pat"};
+  constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
   return kNames[std::size_t(a)];
 }
 
@@ -207,7 +192,7 @@ std::pair<std::string, std::string> split_nccl_setting(std::string_view setting)
 std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view value) {
   env.settings.push_back(std::string(name) + "=" + std::string(value));
   if (name == "version") return set_version(env, name, value);
-  if (name == "NCCL_ALGO") return set_algorithms(env, name, value);
+  if (name == "NCCL_ALGO") return set_algorithms(env, name, value), "";
   if (name == "NCCL_PROTO") return set_protocols(env, name, value), "";
   if (name == "NCCL_MIN_NCHANNELS") return env.min_channels = int(integer(name, value, 1, 32)), "";
   if (name == "NCCL_MAX_NCHANNELS") return env.max_channels = int(integer(name, value, 1, 32)), "";

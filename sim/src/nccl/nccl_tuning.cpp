@@ -40,7 +40,7 @@ int nccl_protocol(Protocol p) {
 constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 using ProtoRow = std::array<double, kNcclProtocols>;
-using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, NVLS, NVLSTree, PAT
+using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
@@ -68,28 +68,28 @@ struct TuningEra {
 // 2.27) / 20.9 (2.28).
 constexpr std::array<TuningEra, 4> kEras{{
     {21900, "2.19",
-     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
-       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0},
     {22100, "2.21",
-     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      141.0, 0.5, 0.5, 0.7, false, false, false, 0.0},
     {22300, "2.23",
-     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
      141.0, 0.5, 0.5, 0.92, true, true, false, 0.85},
     {22800, "2.28",
-     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
+     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
      141.0, 0.5, 0.5, 0.92, true, true, true, 0.75},
 }};
 
@@ -146,9 +146,9 @@ constexpr double kRingPlateau = 1.4;                   // the same from compute 
 constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank before the plateau applies
 // Two nodes (src/graph/search.cc, ncclTopoCompute pass 2, unchanged 2.19 .. 2.28: "increase bwIntra for
 // trees (2 nodes or collnet)"): the tree graph's intra bandwidth may rise to twice its inter bandwidth,
-// and tuning.cc takes bwIntra for nNodes <= 2. So on two nodes a tree channel runs at
-// min(intra, 2 x inter): each node sends its half up and receives the other half down.
-constexpr double kTreeTwoNodeInterFactor = 2.0;
+// and tuning.cc takes bwIntra for nNodes <= 2 (and for CollNet at any count). So on two nodes a tree
+// channel runs at min(intra, 2 x inter): each node sends its half up and receives the other half down.
+constexpr double kTreeIntraOverInter = 2.0;
 
 // EFA (AWS SRD, Transport::Srd) replaces NCCL's IB/RoCE network hop latency hwLat[NET] with the
 // latency AWS's own NCCL plugin models it with: aws-ofi-nccl src/tuner/nccl_ofi_model.cpp (commit
@@ -310,7 +310,11 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
   switch (a) {
     case NcclAlgorithm::Ring: return true;
     case NcclAlgorithm::Tree: return c == Collective::AllReduce;
-    case NcclAlgorithm::CollNetDirect: return c == Collective::AllReduce && m.collnet && proto == kSimple;
+    // CollNet Direct needs an NVSwitch in the node (tuning.cc: "Disable CollNet+Direct if not on an
+    // NVSwitch system", nvsCount == 0); the chain does not.
+    case NcclAlgorithm::CollNetDirect:
+      return c == Collective::AllReduce && m.collnet && m.nvswitch && proto == kSimple;
+    case NcclAlgorithm::CollNetChain: return c == Collective::AllReduce && m.collnet && proto == kSimple;
     case NcclAlgorithm::Nvls: return c == Collective::AllReduce && m.nvls && proto == kSimple;
     case NcclAlgorithm::NvlsTree: return c == Collective::AllReduce && m.nvls_tree && proto == kSimple;
     case NcclAlgorithm::Pat:
@@ -406,8 +410,12 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
   // PAT runs on the tree graph (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph).
   if ((a == NcclAlgorithm::Tree || a == NcclAlgorithm::Pat) && m.nodes == 2)
-    bw = std::min(intra, kTreeTwoNodeInterFactor * inter);
+    bw = std::min(intra, kTreeIntraOverInter * inter);
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
+  // The chain's graph (init.cc: pattern TREE, collNet 1, the ring's channel count) has its bwIntra
+  // raised up to twice bwInter in search pass 2, and tuning.cc takes bwIntra for CollNet at any
+  // node count: each head sends its channel's share up to the network once and gets the sum back.
+  if (a == NcclAlgorithm::CollNetChain) bw = std::min(intra, kTreeIntraOverInter * inter);
   double bus = channels * bw;
   if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
   const TuningEra& era = tuning_era(m.env.version);
@@ -480,6 +488,7 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
     case NcclAlgorithm::Tree: return lat + 2 * ((ppn - 1) * intra + log2i(m.nodes) * inter);
     case NcclAlgorithm::CollNetDirect:
       return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityLatencyUs) + inter;
+    case NcclAlgorithm::CollNetChain: return lat + 2 * (ppn - 1) * intra + inter;
     case NcclAlgorithm::Nvls: return intra + (m.nodes > 1 ? inter : 0.0);
     case NcclAlgorithm::NvlsTree: return lat + intra + 2 * log2i(m.nodes) * inter;
     case NcclAlgorithm::Pat: {
@@ -496,6 +505,7 @@ Algorithm ringlab_algorithm(NcclAlgorithm a) {
     case NcclAlgorithm::Tree: return Algorithm::Tree;
     case NcclAlgorithm::Ring: return Algorithm::Ring;
     case NcclAlgorithm::CollNetDirect:
+    case NcclAlgorithm::CollNetChain:
     case NcclAlgorithm::Nvls: return Algorithm::InNetwork;
     case NcclAlgorithm::NvlsTree: return Algorithm::Hierarchical;
     case NcclAlgorithm::Pat: return Algorithm::HalvingDoubling;
@@ -654,6 +664,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   m.ranks = int(ranks.size());
   if (ranks.empty()) return m;
   m.nvlink = true;
+  m.nvswitch = true;
   m.gpu = topology.device(ranks.front()).gpu_model;
   bool first = true;
   for (DeviceId r : ranks) {
@@ -662,8 +673,10 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     Bandwidth nvlink;
     Bandwidth widest;  // the widest other link (PCIe) in NCCL's units
     int nvlinks = 0;
+    bool on_nvswitch = false;
     for (const Adjacency& adj : topology.neighbors(r)) {
       const Link& link = topology.link(adj.link);
+      on_nvswitch = on_nvswitch || topology.device(adj.peer).kind == DeviceKind::NvSwitch;
       if (is_nvlink(link.kind)) {
         nvlink = nvlink + link.bandwidth;
         nvlinks += link.lanes;
@@ -677,6 +690,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.nvlinks = first ? nvlinks : std::min(m.nvlinks, nvlinks);
     const bool has_nvlink = nvlink.bits_per_second() > 0;
     m.nvlink = m.nvlink && has_nvlink;
+    m.nvswitch = m.nvswitch && on_nvswitch;
     const Bandwidth intra = has_nvlink ? nvlink : widest;
     m.intra = first ? intra : std::min(m.intra, intra);
     first = false;
@@ -982,6 +996,14 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
     // (direct), the same volume per NIC in one step: a non-blocking fabric times both alike.
     const std::size_t n = ranks.size();
     out.spec.algorithm = (n & (n - 1)) == 0 ? Algorithm::HalvingDoubling : Algorithm::Direct;
+  } else if (choice.nccl_algorithm == NcclAlgorithm::CollNetChain) {
+    // CollNet Chain (src/device/all_reduce.h, NCCL_ALGO_COLLNET_CHAIN): per channel a chain inside
+    // each node up to its head, the network's reduction across the heads, and the chain back down:
+    // the tree's host chains with the switch in place of the tree between heads.
+    out.spec.algorithm = Algorithm::Tree;
+    out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
+    out.spec.host_chains = !out.spec.channel_rings.empty();
+    out.spec.inter = InterAlgorithm::InNetwork;
   } else if (choice.nccl_algorithm == NcclAlgorithm::CollNetDirect) {
     // CollNet Direct (src/device/all_reduce.h, RunWorkColl<..., NCCL_ALGO_COLLNET_DIRECT>): each GPU
     // scatters to the node's heads, every head sends its slice through its own NIC to the network's
@@ -1044,7 +1066,8 @@ Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& 
       return Bandwidth::from_bytes_per_second(gbps * 1e9);
     }
     case NcclAlgorithm::Ring:
-    case NcclAlgorithm::CollNetDirect: return Bandwidth{};
+    case NcclAlgorithm::CollNetDirect:
+    case NcclAlgorithm::CollNetChain: return Bandwidth{};
   }
   return Bandwidth{};
 }

@@ -102,8 +102,8 @@ inline constexpr int kAlgorithmCount = 10;
 
 /// Hierarchical: how the node level is organised.
 enum class Hierarchy : std::uint8_t { Leader, Rail };
-/// Hierarchical: the algorithm run between nodes (InNetwork: SHARP's aggregation tree per group, as
-/// NCCL's CollNet Direct does per rail).
+/// Hierarchical, and tree with host chains: the algorithm run between nodes (InNetwork: SHARP's
+/// aggregation tree per group, as NCCL's CollNet Direct does per rail and CollNet Chain per channel).
 enum class InterAlgorithm : std::uint8_t { Ring, Tree, InNetwork };
 
 struct CollectiveSpec {
@@ -115,7 +115,7 @@ struct CollectiveSpec {
   Bytes chunk;                              ///< largest piece a step moves per block; 0 = no pipelining (one piece)
   int root = 0;                             ///< Broadcast/Reduce root, a rank index
   Hierarchy hierarchy = Hierarchy::Leader;  ///< hierarchical only
-  InterAlgorithm inter = InterAlgorithm::Ring;  ///< hierarchical only
+  InterAlgorithm inter = InterAlgorithm::Ring;  ///< hierarchical; tree with host_chains (InNetwork only)
   /// hierarchical rail AllReduce: each node's level runs on its reducing NVSwitch (NVLS: the switch
   /// sums block l of every rank for rank l, and multicasts it back), not as a ring; NCCL's NVLS-Tree
   /// with inter = tree. Set by the nccl algorithm.
@@ -129,7 +129,8 @@ struct CollectiveSpec {
   /// tree AllReduce with channel_rings: NCCL's tree (src/graph/trees.cc, connect.cc). Channel c
   /// chains each host's ranks in the order channel_rings[c] visits them, below the host's first rank
   /// there (its head, by the channel's NIC); the heads are joined by the double binary tree over the
-  /// hosts in ring order. Set by the nccl algorithm; false = the flat double binary tree over ranks.
+  /// hosts in ring order, or with inter = InNetwork meet in the network's reduction (NCCL's CollNet
+  /// Chain). Set by the nccl algorithm; false = the flat double binary tree over ranks.
   bool host_chains = false;
   /// Algorithm::Nccl: the NCCL environment NCCL's choice runs under (NCCL_ALGO, NCCL_PROTO, ...).
   NcclEnv nccl_env;

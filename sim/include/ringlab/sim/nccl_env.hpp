@@ -18,10 +18,10 @@
 
 namespace ringlab::sim {
 
-/// NCCL's algorithms as its tuning model knows them (NCCL_ALGO_*; CollNetChain and PAT are not
-/// modelled). NvlsTree: NVLS inside each node, a tree between nodes per NVLS head.
-enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, Nvls, NvlsTree, Pat };
-inline constexpr int kNcclAlgorithmCount = 6;
+/// NCCL's algorithms as its tuning model knows them, in NCCL's order (NCCL_ALGO_*, which also
+/// breaks ties). NvlsTree: NVLS inside each node, a tree between nodes per NVLS head.
+enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, CollNetChain, Nvls, NvlsTree, Pat };
+inline constexpr int kNcclAlgorithmCount = 7;
 std::string_view to_string(NcclAlgorithm a);
 
 /// NCCL's path types between two devices of a node, nearest first (src/graph/topo.h PATH_* and
@@ -59,9 +59,9 @@ struct NicFilter {
 
 /// The NCCL environment of a run. Defaults are NCCL's own.
 struct NcclEnv {
-  std::array<NcclEnable, kNcclAlgorithmCount> algorithms{NcclEnable::Default, NcclEnable::Default,
-                                                          NcclEnable::Default, NcclEnable::Default,
-                                                          NcclEnable::Default, NcclEnable::Default};
+  std::array<NcclEnable, kNcclAlgorithmCount> algorithms{
+      NcclEnable::Default, NcclEnable::Default, NcclEnable::Default, NcclEnable::Default,
+      NcclEnable::Default, NcclEnable::Default, NcclEnable::Default};
   std::array<NcclEnable, 3> protocols{NcclEnable::Default, NcclEnable::Default,
                                       NcclEnable::Default};  ///< indexed by Protocol (Simple, LL128, LL)
   int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own

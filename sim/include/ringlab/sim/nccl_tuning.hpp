@@ -32,6 +32,7 @@ struct NcclModel {
   int nodes = 1;                     ///< distinct hosts among the ranks
   int channels = 1;                  ///< NCCL channels (nChannels)
   bool nvlink = false;               ///< every rank's GPU has NVLink (intra hw NVLINK, else PCI)
+  bool nvswitch = false;             ///< every rank's GPU is on an NVSwitch (NCCL's nvsCount > 0)
   bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
   bool collnet = false;              ///< a fabric switch that reduces (InfiniBand SHARP) and > 1 node
   bool nvls_tree = false;            ///< > 1 node, each with an NVSwitch that reduces (NVLS-Tree)
