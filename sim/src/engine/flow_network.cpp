@@ -322,7 +322,6 @@ void FlowNetwork::settle_alone(FlowId f, Duration now, std::vector<FlowId>& chan
 }
 
 bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
-  if (touched_directions_.size() > kLocalMaxTouched) return false;
   ++epoch_;  // marks the flows re-solved here (visit) and the directions they cross
   component_flows_.clear();
   auto take = [&](FlowId f) {
@@ -371,7 +370,6 @@ bool FlowNetwork::try_locally() {
 bool FlowNetwork::local_size_ok() const {
   // Half the last full component: beyond it, the filling, the check and a likely full search after
   // all cost more than the full search alone.
-  if (component_flows_.size() > kLocalMaxFlows) return false;
   return local_always_ || component_flows_.size() <= last_component_ / 2;
 }
 

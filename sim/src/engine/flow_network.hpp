@@ -244,8 +244,6 @@ class FlowNetwork {
   bool bottlenecks_hold();
   static constexpr int kLocalRetries = 2;  ///< enlargements by the flows that failed the check
   std::vector<FlowId> failed_;
-  static constexpr std::size_t kLocalMaxTouched = 256;
-  static constexpr std::size_t kLocalMaxFlows = 4096;
   static constexpr double kLocalTolerance = 1e-9;
   static constexpr std::size_t kLocalMinComponent = 512;  ///< components this large make local re-solves worth trying
   bool local_always_ = false;
@@ -253,7 +251,7 @@ class FlowNetwork {
   /// After a local re-solve that filled and then failed (local_wasted_), the next local_skips_
   /// reallocations go straight to the full search; local_backoff_ doubles with every such failure in
   /// a row (up to kLocalMaxBackoff) and returns to 0 on a success. Failures found before any filling
-  /// (too many touched directions or flows) cost little and do not count.
+  /// (too many flows to re-solve) cost little and do not count.
   std::uint32_t local_skips_ = 0;
   std::uint32_t local_backoff_ = 0;
   static constexpr std::uint32_t kLocalMaxBackoff = 64;
