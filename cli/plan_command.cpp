@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "nccl_env_options.hpp"
 #include "output.hpp"
 #include "ringlab/planner/bundle.hpp"
 #include "ringlab/planner/planner.hpp"
@@ -31,6 +32,7 @@ struct CommandLine {
   double time_limit = 0;
   int random_orders = 8;
   std::uint64_t seed = 1;
+  std::vector<std::string> nccl_env;  ///< --nccl-env NAME=VALUE, over the scenario's "nccl" section
 };
 
 planner::BatchTarget parse_batch(const std::string& text) {
@@ -76,6 +78,7 @@ planner::PlanRequest request_from(const CommandLine& c, const Scenario& scenario
   r.ecmp = c.ecmp == "first" ? EcmpPolicy::First : EcmpPolicy::Hash;
   r.batch = parse_batch(c.global_batch);
   if (!c.rank_order.empty()) r.scheduler_order = sim::load_rank_order(scenario.cluster, c.rank_order, c.ranks);
+  r.nccl_env = read_nccl_env(scenario, c.nccl_env);
   return r;
 }
 
@@ -125,6 +128,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--random-orders", c->random_orders, "random host orders to compare with")->capture_default_str();
   cmd->add_option("--global-batch", c->global_batch, "global batch target: N or MIN:MAX samples (training scenarios)");
   cmd->add_option("--ecmp", c->ecmp, "ECMP policy: hash or first")->capture_default_str();
+  add_nccl_env_option(*cmd, c->nccl_env);
   cmd->add_option("-f,--format", c->format, "report format: text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->add_option("-r,--report", c->report, "write the report to FILE (default: standard output)");
   cmd->add_option("-o,--output", c->bundle, "write plan.json and every launch file into DIR");

@@ -140,6 +140,7 @@ class Timer {
     r.channels = channels_;
     r.options.ecmp = request_.ecmp;
     r.options.ecmp_seed = request_.ecmp_seed;
+    r.nccl_env = request_.nccl_env;
     return r;
   }
   /// The ring's time and event count.
@@ -212,10 +213,13 @@ std::vector<NcclSetting> nccl_settings(const Plan& plan) {
   return env;
 }
 
-std::string nccl_label(const sim::CollectiveOutcome& o) {
+std::string nccl_label(const sim::CollectiveOutcome& o, const sim::NcclEnv& env) {
   if (!o.applicable()) return "not applicable: " + o.not_applicable;
-  return sim::algorithm_label(o.result->algorithm, std::string(sim::to_string(o.protocol)), o.channels) + ", " +
-         ms(o.result->time);
+  std::string label = sim::algorithm_label(o.result->algorithm, std::string(sim::to_string(o.protocol)), o.channels) +
+                      ", " + ms(o.result->time);
+  std::string settings;
+  for (const std::string& s : env.settings) settings += (settings.empty() ? "" : ", ") + s;
+  return settings.empty() ? label : label + " (under " + settings + ")";
 }
 
 }  // namespace
@@ -338,7 +342,7 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
     report.algorithms.push_back(std::move(c));
   }
   plan.algorithm = std::string(sim::to_string(report.best_algorithm));
-  report.nccl_choice = nccl_label(timer.nccl(plan.order));
+  report.nccl_choice = nccl_label(timer.nccl(plan.order), request.nccl_env);
   report.bound = lower_bound(t, router, gpus, request.collective, message);
   plan.nccl_env = nccl_settings(plan);
 

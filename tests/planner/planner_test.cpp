@@ -1,4 +1,6 @@
 // make_plan(): the planned order against closed forms on clusters where the obvious order fails.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "planner_fixtures.hpp"
@@ -97,4 +99,30 @@ TEST_CASE("plan: the same request gives the same plan and report") {
   CHECK(a.plan.order.digest(s.cluster) == b.plan.order.digest(s.cluster));
   CHECK(a.plan.report.dump() == b.plan.report.dump());
   CHECK(a.plan.hosts == b.plan.hosts);
+}
+
+TEST_CASE("plan: NCCL's choice is timed under the request's NCCL settings (CollNet on a SHARP switch)") {
+  // Four servers x 4 V100 (no NVSwitch), one 100 Gb/s EDR NIC each, one switch that reduces. NCCL
+  // leaves CollNet off by default; with NCCL_COLLNET_ENABLE=1 its tuner picks CollNet Chain at 256 MiB,
+  // where each server sends and receives the buffer once (16 GB/s, on a 12.5 GB/s NIC) instead of
+  // the ring's 2 x 15/16.
+  const Scenario s = parse_scenario(
+      R"({"ringlab": 1, "name": "sharp", "cluster": {"generate": {"nodes": 4, "node": {"template": "v100x4", "nic": "ib_edr"},
+          "fabric": {"kind": "single_switch", "in_network_reduction": true}}}})",
+      "sharp.json");
+  planner::PlanRequest r;
+  r.message = Bytes{256LL << 20};
+  r.random_orders = 1;
+  const planner::PlanReport off = planner::make_plan(s, r);
+  CHECK_THAT(off.nccl_choice, !Catch::Contains("CollNet"));
+  sim::set_nccl_env(r.nccl_env, "NCCL_COLLNET_ENABLE", "1");
+  const planner::PlanReport on = planner::make_plan(s, r);
+  CHECK_THAT(on.nccl_choice, Catch::StartsWith("CollNetChain/Simple") && Catch::EndsWith("(under NCCL_COLLNET_ENABLE=1)"));
+  // The whole buffer once each way through a 100 Gb/s NIC bounds it from below.
+  const auto nccl = std::find_if(on.algorithms.begin(), on.algorithms.end(),
+                                 [](const sim::Candidate& c) { return c.algorithm == sim::Algorithm::Nccl; });
+  REQUIRE(nccl != on.algorithms.end());
+  REQUIRE(nccl->time);
+  CHECK(nccl->time->seconds() >= double(256LL << 20) * 8 / 100e9);
+  CHECK(*nccl->time < on.bound.any);  // faster than any algorithm without in-network reduction can be
 }

@@ -85,7 +85,9 @@ void write_scenario_json(std::ostream& out, const Scenario& scenario) {
   const std::pair<const char*, const nlohmann::json*> sections[] = {{"workload", &scenario.workload},
                                                                     {"strategy", &scenario.strategy},
                                                                     {"train", &scenario.train},
-                                                                    {"simulate", &scenario.simulate}};
+                                                                    {"simulate", &scenario.simulate},
+                                                                    {"nccl", &scenario.nccl},
+                                                                    {"layout", &scenario.layout}};
   for (const auto& [key, section] : sections)
     if (!section->empty()) doc[key] = Json::parse(section->dump());  // keys in the sorted order they were kept in
   out << doc.dump(kJsonIndent) << '\n';

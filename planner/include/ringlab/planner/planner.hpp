@@ -23,6 +23,7 @@
 #include "ringlab/planner/bound.hpp"
 #include "ringlab/planner/order_search.hpp"
 #include "ringlab/planner/plan.hpp"
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/topology/scenario.hpp"
 
@@ -39,6 +40,7 @@ struct PlanRequest {
   std::uint64_t ecmp_seed = 0;
   BatchTarget batch;                 ///< global batch target (training scenarios)
   std::optional<sim::RankOrder> scheduler_order;  ///< the allocation's order; empty: declaration order
+  sim::NcclEnv nccl_env;             ///< the NCCL settings NCCL's choice is timed under (the scenario's "nccl")
 };
 
 /// Message planned for when neither the request nor a training job gives one.

@@ -86,7 +86,7 @@ void write_nccl_xml(std::ostream& out, const Topology& topology, HostId host);
 void write_json(std::ostream& out, const Topology& topology);
 
 /// A whole scenario (`topo export -f json`): "ringlab", "name" and "description" (when set), "cluster" as
-/// cluster_json(), then "workload", "strategy", "train" and "simulate" as they were read (when not
+/// cluster_json(), then "workload", "strategy", "train", "simulate", "nccl" and "layout" as they were read (when not
 /// empty; keys in sorted order). load_scenario() of the output gives the same Topology and settings, and
 /// exporting that again gives the same bytes. File names inside the sections (a "rank_order" file, a
 /// "compute_calibration" file) are written as given: relative to the scenario's directory.
