@@ -25,7 +25,9 @@
 // changed still has a bottleneck (it is at its cap, or crosses a saturated direction on which no flow
 // runs faster; relative tolerance 1e-9): an allocation where every flow has one is the max-min fair
 // allocation (Bertsekas and Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because
-// nothing on their directions changed. Otherwise the component is searched and filled as above.
+// nothing on their directions changed. Otherwise the component is searched and filled as above. The
+// local path is tried only while it pays: after full components of 512 flows or more, for at most
+// half as many flows, and less often after attempts that failed (see local_skips_).
 //
 // A flow that finishes and a flow that starts on the same route with the same cap in the same instant
 // (chunk after chunk on one pipelined connection) share a slot: the new flow takes the old one's
