@@ -72,6 +72,17 @@ DeviceId nic_on(const Topology& t, const Route& r, bool last) {
   return last ? nics.back() : nics.front();
 }
 
+/// Four DGX H100 on a rail-optimised fabric (2 spines) whose switches reduce (SHARP).
+Topology sharp_dgx_h100_cluster() {
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::RailOptimized;
+  spec.fabric.spines = 2;
+  spec.fabric.in_network_reduction = true;
+  return make_cluster(spec);
+}
+
 }  // namespace
 
 TEST_CASE("nccl channel rings: every NIC sends and receives the same number of channels, on one rail",
@@ -496,13 +507,7 @@ TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC 
   // Four DGX H100 on a rail-optimised fabric whose switches reduce. NCCL's model picks CollNet Direct
   // for 1 GiB; it runs as the rail hierarchy with SHARP per rail: every NIC sends M/8 and receives M/8
   // (a ring would send 2(p-1)/p M/8 through each NIC).
-  ClusterSpec spec;
-  spec.nodes = 4;
-  spec.node = node_template(NodeTemplate::DgxH100);
-  spec.fabric.kind = FabricKind::RailOptimized;
-  spec.fabric.spines = 2;
-  spec.fabric.in_network_reduction = true;
-  const Topology t = make_cluster(spec);
+  const Topology t = sharp_dgx_h100_cluster();
   CollectiveRequest request = nccl_request(t, 1_GiB);
   set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
   set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetDirect");
@@ -526,13 +531,7 @@ TEST_CASE("nccl CollNet Chain: per channel a chain up to the head by the channel
   // share up once and gets the sum back, and channels spread evenly over the 8 NICs: each NIC carries
   // M/8 each way, as with Direct. Inside a node each channel's chain moves M/C up through 7 GPUs
   // and M/C back down through 7: 14 M per node over the channels, every byte through the NVSwitch.
-  ClusterSpec spec;
-  spec.nodes = 4;
-  spec.node = node_template(NodeTemplate::DgxH100);
-  spec.fabric.kind = FabricKind::RailOptimized;
-  spec.fabric.spines = 2;
-  spec.fabric.in_network_reduction = true;
-  const Topology t = make_cluster(spec);
+  const Topology t = sharp_dgx_h100_cluster();
   CollectiveRequest request = nccl_request(t, 1_GiB);
   set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
   set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetChain");
