@@ -193,7 +193,22 @@ std::string nccl_algorithm_name(sim::Algorithm a) {
   }
 }
 
-std::vector<NcclSetting> nccl_settings(const Plan& plan) {
+/// The user's NCCL_* settings (the scenario's "nccl" section, then --nccl-env; the last of a name
+/// wins) that the plan does not set itself: NCCL's choice was timed under them.
+void add_user_settings(std::vector<NcclSetting>& env, const sim::NcclEnv& user) {
+  std::vector<NcclSetting> given;
+  for (const std::string& s : user.settings) {
+    const auto [name, value] = sim::split_nccl_setting(s);
+    if (!name.starts_with("NCCL_")) continue;  // ringlab's own keys ("version")
+    std::erase_if(given, [&](const NcclSetting& g) { return g.name == name; });
+    given.push_back({name, value, "your setting (the scenario's nccl section or --nccl-env); the plan was timed under it", false});
+  }
+  for (NcclSetting& g : given)
+    if (std::none_of(env.begin(), env.end(), [&](const NcclSetting& e) { return e.name == g.name; }))
+      env.push_back(std::move(g));
+}
+
+std::vector<NcclSetting> nccl_settings(const Plan& plan, const sim::NcclEnv& user) {
   std::vector<NcclSetting> env;
   bool cross = false;
   for (const HostPlan& h : plan.hosts)
@@ -206,10 +221,12 @@ std::vector<NcclSetting> nccl_settings(const Plan& plan) {
                    false});
   }
   const std::string algo = nccl_algorithm_name(sim::find_algorithm(plan.algorithm).value_or(sim::Algorithm::Nccl));
-  if (algo.empty()) return env;  // NCCL's own choice, or an algorithm NCCL does not run: no pins
-  env.push_back({"NCCL_ALGO", algo, "the algorithm the plan was timed with; NCCL says not to keep this in production", true});
-  env.push_back({"NCCL_MIN_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
-  env.push_back({"NCCL_MAX_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
+  if (!algo.empty()) {  // else NCCL's own choice, or an algorithm NCCL does not run: no pins
+    env.push_back({"NCCL_ALGO", algo, "the algorithm the plan was timed with; NCCL says not to keep this in production", true});
+    env.push_back({"NCCL_MIN_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
+    env.push_back({"NCCL_MAX_NCHANNELS", std::to_string(plan.channels), "the channel count the plan was timed with", true});
+  }
+  add_user_settings(env, user);
   return env;
 }
 
@@ -344,7 +361,7 @@ PlanReport make_plan(const Scenario& scenario, const PlanRequest& request) {
   plan.algorithm = std::string(sim::to_string(report.best_algorithm));
   report.nccl_choice = nccl_label(timer.nccl(plan.order), request.nccl_env);
   report.bound = lower_bound(t, router, gpus, request.collective, message);
-  plan.nccl_env = nccl_settings(plan);
+  plan.nccl_env = nccl_settings(plan, request.nccl_env);
 
   if (job) {
     job->order = plan.order;

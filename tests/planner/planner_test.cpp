@@ -125,4 +125,12 @@ TEST_CASE("plan: NCCL's choice is timed under the request's NCCL settings (CollN
   REQUIRE(nccl->time);
   CHECK(nccl->time->seconds() >= double(256LL << 20) * 8 / 100e9);
   CHECK(*nccl->time < on.bound.any);  // faster than any algorithm without in-network reduction can be
+  // The launch files carry the setting the choice was timed under (nccl.env), and only then.
+  auto sets_collnet = [](const planner::Plan& p) {
+    return std::any_of(p.nccl_env.begin(), p.nccl_env.end(), [](const planner::NcclSetting& e) {
+      return e.name == "NCCL_COLLNET_ENABLE" && e.value == "1" && !e.debug_only;
+    });
+  };
+  CHECK(sets_collnet(on.plan));
+  CHECK_FALSE(sets_collnet(off.plan));
 }
