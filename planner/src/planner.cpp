@@ -198,10 +198,10 @@ std::string nccl_algorithm_name(sim::Algorithm a) {
 void add_user_settings(std::vector<NcclSetting>& env, const sim::NcclEnv& user) {
   std::vector<NcclSetting> given;
   for (const std::string& s : user.settings) {
-    const auto [name, value] = sim::split_nccl_setting(s);
+    auto [name, value] = sim::split_nccl_setting(s);
     if (!name.starts_with("NCCL_")) continue;  // ringlab's own keys ("version")
-    std::erase_if(given, [&](const NcclSetting& g) { return g.name == name; });
-    given.push_back({name, value, "your setting (the scenario's nccl section or --nccl-env); the plan was timed under it", false});
+    std::erase_if(given, [&key = name](const NcclSetting& g) { return g.name == key; });
+    given.push_back({std::move(name), std::move(value), "your setting (the scenario's nccl section or --nccl-env); the plan was timed under it", false});
   }
   for (NcclSetting& g : given)
     if (std::none_of(env.begin(), env.end(), [&](const NcclSetting& e) { return e.name == g.name; }))
