@@ -83,6 +83,24 @@ Topology sharp_dgx_h100_cluster() {
   return make_cluster(spec);
 }
 
+/// 1 GiB allreduce under NCCL_COLLNET_ENABLE=1 and NCCL_ALGO=`algorithm`.
+CollectiveRequest collnet_request(const Topology& t, const char* algorithm) {
+  CollectiveRequest request = nccl_request(t, 1_GiB);
+  set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
+  set_nccl_env(request.nccl_env, "NCCL_ALGO", algorithm);
+  return request;
+}
+
+/// Bytes each NIC sent into the fabric, one entry per NIC.
+std::vector<std::int64_t> nic_uplink_bytes(const Topology& t, const Result& r) {
+  std::vector<std::int64_t> out;
+  for (const DirectionStats& d : r.directions)
+    if (t.device(t.direction_source(d.direction)).kind == DeviceKind::Nic &&
+        t.device(t.direction_target(d.direction)).host == kNoHost)
+      out.push_back(d.bytes.count());
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("nccl channel rings: every NIC sends and receives the same number of channels, on one rail",
@@ -508,21 +526,12 @@ TEST_CASE("nccl CollNet Direct (NCCL_COLLNET_ENABLE=1 on SHARP): each GPU's NIC 
   // for 1 GiB; it runs as the rail hierarchy with SHARP per rail: every NIC sends M/8 and receives M/8
   // (a ring would send 2(p-1)/p M/8 through each NIC).
   const Topology t = sharp_dgx_h100_cluster();
-  CollectiveRequest request = nccl_request(t, 1_GiB);
-  set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
-  set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetDirect");
-  const CollectiveOutcome out = run_collective(t, request);
+  const CollectiveOutcome out = run_collective(t, collnet_request(t, "CollNetDirect"));
   REQUIRE(out.applicable());
   CHECK(out.result->algorithm == "nccl:collnet_direct/simple");
-  int nics = 0;
-  for (const DirectionStats& d : out.result->directions) {
-    const Device& from = t.device(t.direction_source(d.direction));
-    const Device& to = t.device(t.direction_target(d.direction));
-    if (from.kind != DeviceKind::Nic || to.host != kNoHost) continue;
-    ++nics;
-    CHECK(d.bytes.count() == (1_GiB).count() / 8);
-  }
-  CHECK(nics == 32);
+  const std::vector<std::int64_t> nics = nic_uplink_bytes(t, *out.result);
+  CHECK(nics.size() == 32);
+  for (std::int64_t bytes : nics) CHECK(bytes == (1_GiB).count() / 8);
 }
 
 TEST_CASE("nccl CollNet Chain: per channel a chain up to the head by the channel's NIC, SHARP across heads, and back",
@@ -532,25 +541,21 @@ TEST_CASE("nccl CollNet Chain: per channel a chain up to the head by the channel
   // M/8 each way, as with Direct. Inside a node each channel's chain moves M/C up through 7 GPUs
   // and M/C back down through 7: 14 M per node over the channels, every byte through the NVSwitch.
   const Topology t = sharp_dgx_h100_cluster();
-  CollectiveRequest request = nccl_request(t, 1_GiB);
-  set_nccl_env(request.nccl_env, "NCCL_COLLNET_ENABLE", "1");
-  set_nccl_env(request.nccl_env, "NCCL_ALGO", "CollNetChain");
+  const CollectiveRequest request = collnet_request(t, "CollNetChain");
   const CollectiveOutcome out = run_collective(t, request);
   REQUIRE(out.applicable());
   CHECK(out.result->algorithm == "nccl:collnet_chain/simple");
   REQUIRE(out.channels % 8 == 0);
-  int nics = 0;
+  const std::vector<std::int64_t> nics = nic_uplink_bytes(t, *out.result);
+  CHECK(nics.size() == 32);
+  for (std::int64_t bytes : nics) CHECK(bytes == (1_GiB).count() / 8);
   std::int64_t node0_to_nvswitch = 0;
   for (const DirectionStats& d : out.result->directions) {
     const Device& from = t.device(t.direction_source(d.direction));
-    const Device& to = t.device(t.direction_target(d.direction));
-    if (from.kind == DeviceKind::Gpu && to.kind == DeviceKind::NvSwitch && from.host == 0)
+    if (from.kind == DeviceKind::Gpu && from.host == 0 &&
+        t.device(t.direction_target(d.direction)).kind == DeviceKind::NvSwitch)
       node0_to_nvswitch += d.bytes.count();
-    if (from.kind != DeviceKind::Nic || to.host != kNoHost) continue;
-    ++nics;
-    CHECK(d.bytes.count() == (1_GiB).count() / 8);
   }
-  CHECK(nics == 32);
   CHECK(node0_to_nvswitch == 14 * (1_GiB).count());
   // The chain's latency is NCCL's: 2 x 7 x 2.8 + 30 us, as start latency.
   const NcclChoice choice = nccl_choose(t, t.gpus(), Collective::AllReduce, 1_GiB, Payload{}, request.nccl_env);
