@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   bool force_explicit = false;
   SimOptions options;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--no-shortcuts") == 0) options.exact_shortcuts = false;
+    if (std::strcmp(argv[i], "--no-shortcuts") == 0) options.exact_shortcuts = options.fold_channels = false;
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--explicit") == 0) force_explicit = true;
   }

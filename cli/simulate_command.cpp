@@ -282,6 +282,7 @@ SimOptions sim_options(const RunPlan& plan) {
   options.calibration.model_compute = plan.model_compute;
   options.record_rank_finish = plan.rank_finish;
   options.exact_shortcuts = plan.shortcuts;
+  options.fold_channels = plan.shortcuts;
   return options;
 }
 

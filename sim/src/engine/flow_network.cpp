@@ -35,9 +35,15 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
 RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
   assert(!directions.empty());
   RouteSpan span{std::uint32_t(route_directions_.size()), std::uint32_t(directions.size()), kUnlimitedRate};
-  for (DirectionId c : directions) {
+  // A direction listed m times (a folded route, channel_fold.hpp) carries m x the flow's rate: alone
+  // on it the flow runs at capacity / m.
+  for (std::size_t i = 0; i < directions.size(); ++i) {
+    const DirectionId c = directions[i];
     assert(c < directions_.size());
-    span.min_capacity = std::min(span.min_capacity, directions_[c].capacity);
+    if (std::find(directions.begin(), directions.begin() + std::ptrdiff_t(i), c) != directions.begin() + std::ptrdiff_t(i))
+      continue;  // counted at its first occurrence
+    const auto times = std::count(directions.begin() + std::ptrdiff_t(i), directions.end(), c);
+    span.min_capacity = std::min(span.min_capacity, directions_[c].capacity / double(times));
   }
   route_directions_.insert(route_directions_.end(), directions.begin(), directions.end());
   routes_.push_back(span);

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/channel_fold.hpp"
 #include "engine/engine_common.hpp"
 #include "engine/event_queue.hpp"
 #include "engine/explicit_dag.hpp"
@@ -27,6 +28,8 @@
 namespace ringlab::sim {
 namespace {
 
+using detail::ChannelFold;
+using detail::DirectionCosts;
 using detail::ExplicitDag;
 
 using detail::Event;
@@ -390,8 +393,8 @@ class Run {
 
  public:
   Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
-      Dag& dag)
-      : topology_(topology), router_(router), options_(options), model_(model), dag_(dag),
+      Dag& dag, const ChannelFold* fold = nullptr)
+      : topology_(topology), router_(router), options_(options), model_(model), dag_(dag), fold_(fold),
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
     local_rates_.reserve(endpoints_.size());
@@ -443,6 +446,8 @@ class Run {
   const SimOptions& options_;
   const DirectionModel& model_;
   Dag& dag_;
+  const ChannelFold* fold_;  ///< the schedule is this fold's quotient: routes carry their orbits
+  std::vector<DirectionId> folded_;  ///< scratch for ChannelFold::fold_route
   std::span<const EndpointInfo> endpoints_;
   std::vector<detail::LocalRates> local_rates_;  ///< per endpoint
 
@@ -503,7 +508,12 @@ const Path& Run<Dag>::path_of(Id send, const Op& op) {
   }
   const Route route = detail::transfer_route(router_, options_, key.src, key.dst, op.channel);
   Path path;
-  path.route = network_.add_route(route.directions);
+  if (fold_) {
+    fold_->fold_route(route.directions, folded_);
+    path.route = network_.add_route(folded_);
+  } else {
+    path.route = network_.add_route(route.directions);
+  }
   for (DirectionId c : route.directions) {
     path.overhead = std::max(path.overhead, model_.overhead[c]);
     path.latency += model_.latency[c];
@@ -904,8 +914,24 @@ Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
 Result Simulator::run(const Schedule& schedule) {
+  const Engine& e = *engine_;
+  if (e.options.fold_channels && !e.options.record_timeline) {
+    const auto route = [&](const Op& send) {
+      const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
+      if (src == dst) return std::vector<DirectionId>{};
+      return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
+    };
+    const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
+    if (const auto fold = ChannelFold::find(schedule, route, costs)) {
+      ExplicitDag dag(fold->quotient());
+      Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
+      Result result = run.execute();
+      fold->unfold(result, e.options.bottleneck_count);
+      return result;
+    }
+  }
   ExplicitDag dag(schedule);
-  Run<ExplicitDag> run(engine_->topology, engine_->router, engine_->options, engine_->directions, dag);
+  Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag);
   return run.execute();
 }
 

@@ -89,6 +89,9 @@ struct Result {
   std::uint64_t events_repeated = 0;      ///< of `events`, those the exact repeat shortcut skipped
   std::uint64_t flows = 0;                ///< network flows simulated
   std::uint64_t rate_updates = 0;         ///< max-min recomputations
+  /// Channels simulated as one: an exact channel symmetry folded out of the run (1: none). `events`,
+  /// `flows` and `rate_updates` count the folded run's.
+  std::uint32_t channel_fold = 1;
 };
 
 }  // namespace ringlab::sim

@@ -76,6 +76,11 @@ struct SimOptions {
   /// (same events, flows and rates, shifted in time and op ids), skip the steps that would repeat it
   /// again. Results are identical to the picosecond; off simulates every event (--no-shortcuts).
   bool exact_shortcuts = true;
+  /// Exact channel symmetry of explicit schedules (NCCL's channels that run the same ops on routes
+  /// that are images of each other): simulate one channel of every orbit, each flow standing for its
+  /// orbit (Result::channel_fold). Times and statistics agree with the full run to rounding, not to
+  /// the bit, since the max-min sums run in another order; --no-shortcuts turns it off too.
+  bool fold_channels = true;
   /// Called every kProgressInterval events (from the running thread); may be empty.
   std::function<void(const Progress&)> progress;
   /// When set, checked every kProgressInterval events; once true the run throws Cancelled.

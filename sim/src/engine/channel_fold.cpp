@@ -1,0 +1,338 @@
+// ChannelFold: finding an exact channel symmetry, building the quotient schedule, unfolding results
+// (channel_fold.hpp says what and why).
+#include "engine/channel_fold.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <unordered_set>
+
+#include "engine/engine_common.hpp"
+
+namespace ringlab::sim::detail {
+
+/// The channel move of one class of ops: c -> (c / period) period + (c mod period + step) mod
+/// period; the ops kept are those on channels c with c mod period < step.
+struct ChannelMove {
+  std::uint16_t period = 1;
+  std::uint16_t step = 0;
+  std::uint16_t apply(std::uint16_t c) const { return std::uint16_t(c / period * period + (c % period + step) % period); }
+  bool kept(std::uint16_t c) const { return c % period < step; }
+};
+
+/// Builders number channels per stage: a rail tree's channel 2c + t and an NVLS stage's channel c
+/// (and c + C for its multicast) both belong to unit c. So ops between two ranks and ops at a
+/// switch or server each get a move of their own.
+struct ChannelMoves {
+  ChannelMove between_ranks, other;
+  int ranks = 0;
+  const ChannelMove& of(const Op& op) const {
+    return int(op.at) < ranks && int(op.peer) < ranks ? between_ranks : other;
+  }
+};
+
+namespace {
+
+constexpr DirectionId kNoDirection = UINT32_MAX;
+constexpr std::uint32_t kEndpointBits = 21;
+
+/// Ops grouped by (kind, endpoint, peer), then by channel, each run in id order: an op's image on
+/// another channel is the op at the same place in that channel's run.
+class OpIndex {
+ public:
+  explicit OpIndex(std::span<const Op> ops) : run_of_(ops.size()), place_(ops.size()) {
+    std::vector<std::pair<std::uint64_t, OpId>> keyed(ops.size());
+    for (OpId id = 0; id < ops.size(); ++id) keyed[id] = {key(ops[id]), id};
+    std::sort(keyed.begin(), keyed.end());
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+      const std::uint64_t k = keyed[i].first;
+      if (i == 0 || k != keyed[i - 1].first) {
+        const bool new_block = i == 0 || (k >> 16) != (keyed[i - 1].first >> 16);
+        runs_.push_back(Run{std::uint32_t(i), 0, new_block ? std::uint32_t(runs_.size()) : runs_.back().block,
+                            std::uint16_t(k & 0xffff)});
+      }
+      Run& run = runs_.back();
+      run_of_[keyed[i].second] = std::uint32_t(runs_.size() - 1);
+      place_[keyed[i].second] = run.length++;
+      sorted_.push_back(keyed[i].second);
+    }
+  }
+  static bool fits(std::size_t endpoints) { return endpoints < (std::size_t(1) << kEndpointBits); }
+
+  /// The op at `id`'s place on `channel`, or kNoOp when that channel has no such run or a run of
+  /// another length.
+  OpId image(OpId id, std::uint16_t channel) const {
+    const Run& own = runs_[run_of_[id]];
+    std::uint32_t r = own.block;
+    while (r < runs_.size() && runs_[r].block == own.block && runs_[r].channel < channel) ++r;
+    if (r == runs_.size() || runs_[r].block != own.block || runs_[r].channel != channel) return kNoOp;
+    if (runs_[r].length != own.length) return kNoOp;
+    return sorted_[runs_[r].begin + place_[id]];
+  }
+
+ private:
+  struct Run {
+    std::uint32_t begin = 0;   ///< in sorted_
+    std::uint32_t length = 0;
+    std::uint32_t block = 0;   ///< first run of its (kind, endpoint, peer) block
+    std::uint16_t channel = 0;
+  };
+  static std::uint64_t key(const Op& op) {
+    return (std::uint64_t(op.kind) << (2 * kEndpointBits + 16)) | (std::uint64_t(op.at) << (kEndpointBits + 16)) |
+           (std::uint64_t(op.peer) << 16) | op.channel;
+  }
+  std::vector<OpId> sorted_;
+  std::vector<Run> runs_;
+  std::vector<std::uint32_t> run_of_;
+  std::vector<std::uint32_t> place_;
+};
+
+/// `a`'s dependencies mapped by `image` equal `b`'s, as multisets.
+bool deps_map(std::span<const OpId> a, std::span<const OpId> b, const std::vector<OpId>& image,
+              std::vector<OpId>& x, std::vector<OpId>& y) {
+  if (a.size() != b.size()) return false;
+  x.clear();
+  for (OpId d : a) x.push_back(image[d]);
+  y.assign(b.begin(), b.end());
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y;
+}
+
+/// The op map of `moves`, if it maps every op's fields, matched op and dependencies onto its image's.
+std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index, const ChannelMoves& moves) {
+  const auto ops = s.ops();
+  std::vector<OpId> image(ops.size());
+  for (OpId id = 0; id < ops.size(); ++id) {
+    image[id] = index.image(id, moves.of(ops[id]).apply(ops[id].channel));
+    if (image[id] == kNoOp) return std::nullopt;
+  }
+  std::vector<OpId> x, y;
+  for (OpId id = 0; id < ops.size(); ++id) {
+    const Op& a = ops[id];
+    const Op& b = ops[image[id]];
+    if (a.bytes != b.bytes || a.count != b.count || a.src != b.src || a.dst != b.dst || a.mode != b.mode)
+      return std::nullopt;
+    if ((a.match == kNoOp) != (b.match == kNoOp) || (a.match != kNoOp && image[a.match] != b.match))
+      return std::nullopt;
+    if (!deps_map(s.deps(id), s.deps(image[id]), image, x, y)) return std::nullopt;
+  }
+  return image;
+}
+
+std::uint64_t connection_key(const Op& op) {
+  return (std::uint64_t(op.at) << (kEndpointBits + 16)) | (std::uint64_t(op.peer) << 16) | op.channel;
+}
+
+}  // namespace
+
+std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const SendRoute& route,
+                                             const DirectionCosts& costs) {
+  const std::size_t channels = schedule.channel_count();
+  if (channels < 2 || channels > UINT16_MAX || !OpIndex::fits(schedule.endpoints().size())) return std::nullopt;
+  const OpIndex index(schedule.ops());
+  // Per class, the channels it uses; periods are all of them or two halves (NVLS: reduction
+  // channels, then multicast channels). The largest orbit first.
+  ChannelMoves moves;
+  moves.ranks = schedule.rank_count();
+  std::size_t used[2] = {0, 0};
+  for (const Op& op : schedule.ops()) {
+    std::size_t& u = used[&moves.of(op) == &moves.between_ranks ? 0 : 1];
+    u = std::max(u, std::size_t(op.channel) + 1);
+  }
+  const auto periods = [](std::size_t n) {
+    return std::array<std::size_t, 2>{n, n % 2 == 0 ? n / 2 : 0};
+  };
+  for (std::size_t order = std::max(used[0], used[1]); order >= 2; --order)
+    for (std::size_t a : periods(used[0]))
+      for (std::size_t b : periods(used[1])) {
+        // A class without ops takes any move of the order.
+        const std::size_t pa = used[0] == 0 ? order : a, pb = used[1] == 0 ? order : b;
+        if (pa < order || pb < order || pa % order != 0 || pb % order != 0) continue;
+        moves.between_ranks = ChannelMove{std::uint16_t(pa), std::uint16_t(pa / order)};
+        moves.other = ChannelMove{std::uint16_t(pb), std::uint16_t(pb / order)};
+        const auto image = op_map(schedule, index, moves);
+        if (!image) continue;
+        if (auto fold = build(schedule, *image, moves, std::uint32_t(order), route, costs)) return fold;
+      }
+  return std::nullopt;
+}
+
+std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
+                                              std::uint32_t order, const SendRoute& route, const DirectionCosts& costs) {
+  const auto ops = s.ops();
+  const auto kept = [&](const Op& op) { return moves.of(op).kept(op.channel); };
+  // Op orbits: each kept op's images, `order` of them, back to itself.
+  std::vector<OpId> rep_of(ops.size(), kNoOp);
+  for (OpId id = 0; id < ops.size(); ++id) {
+    if (!kept(ops[id])) continue;
+    OpId x = id;
+    for (std::uint32_t j = 0; j < order; ++j, x = image[x]) {
+      if (rep_of[x] != kNoOp) return std::nullopt;
+      rep_of[x] = id;
+    }
+    if (x != id) return std::nullopt;
+  }
+  // The direction map: every connection's route, direction for direction, onto its image's.
+  const std::size_t directions = costs.capacity.size();
+  std::vector<DirectionId> delta(directions, kNoDirection), inverse(directions, kNoDirection);
+  std::unordered_set<std::uint64_t> seen;
+  std::vector<std::vector<DirectionId>> kept_routes;
+  for (OpId id = 0; id < ops.size(); ++id) {
+    const Op& a = ops[id];
+    if (rep_of[id] == kNoOp) return std::nullopt;
+    if (a.kind != OpKind::Send || !seen.insert(connection_key(a)).second) continue;
+    const std::vector<DirectionId> from = route(a), to = route(ops[image[id]]);
+    if (from.size() != to.size()) return std::nullopt;
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      const DirectionId d = from[i], e = to[i];
+      if (delta[d] == kNoDirection && inverse[e] == kNoDirection) {
+        if (costs.capacity[d] != costs.capacity[e] || costs.latency[d] != costs.latency[e] ||
+            costs.overhead[d] != costs.overhead[e])
+          return std::nullopt;
+        delta[d] = e;
+        inverse[e] = d;
+      } else if (delta[d] != e || inverse[e] != d) {
+        return std::nullopt;
+      }
+    }
+    if (kept(a)) kept_routes.push_back(from);
+  }
+  ChannelFold fold(s, Schedule(s.collective(), s.algorithm(), s.message(), {}));
+  fold.order_ = order;
+  // Direction orbits: the cycles of delta (a bijection of the used directions onto themselves).
+  fold.direction_rep_.resize(directions);
+  fold.orbit_size_.assign(directions, 1);
+  fold.orbit_members_.resize(directions);
+  for (DirectionId d = 0; d < directions; ++d) fold.direction_rep_[d] = d;
+  std::vector<char> done(directions, 0);
+  for (DirectionId d = 0; d < directions; ++d) {
+    if (delta[d] == kNoDirection || done[d]) continue;
+    std::vector<DirectionId> cycle;
+    for (DirectionId x = d; !done[x]; x = delta[x]) {
+      if (delta[x] == kNoDirection) return std::nullopt;  // an image that is no route's direction
+      done[x] = 1;
+      cycle.push_back(x);
+    }
+    for (DirectionId x : cycle) {
+      fold.direction_rep_[x] = d;  // the least id: cycles are found in id order
+      fold.orbit_size_[x] = std::uint32_t(cycle.size());
+    }
+    if (cycle.size() > 1) {
+      std::sort(cycle.begin(), cycle.end());
+      fold.orbit_members_[d] = std::move(cycle);
+    }
+  }
+  // Every kept flow's load on a direction orbit must be a whole number of flows per direction.
+  for (const std::vector<DirectionId>& r : kept_routes)
+    for (DirectionId d : r) {
+      const auto times = std::uint64_t(std::count_if(
+          r.begin(), r.end(), [&](DirectionId e) { return fold.direction_rep_[e] == fold.direction_rep_[d]; }));
+      if ((order * times) % fold.orbit_size_[d] != 0) return std::nullopt;
+    }
+  if (!fold.build_quotient(rep_of)) return std::nullopt;
+  return fold;
+}
+
+bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
+  const Schedule& s = *full_;
+  const auto endpoints = s.endpoints();
+  std::vector<DeviceId> rank_devices;
+  for (int r = 0; r < s.rank_count(); ++r) rank_devices.push_back(endpoints[std::size_t(r)].device);
+  Schedule q(s.collective(), s.algorithm(), s.message(), rank_devices);
+  q.set_payload(s.payload());
+  q.set_protocol(s.protocol());
+  q.set_root(s.root());
+  if (const auto latency = s.nccl_latency()) q.set_nccl_latency(*latency);
+  for (std::size_t e = std::size_t(s.rank_count()); e < endpoints.size(); ++e)
+    q.add_endpoint(endpoints[e].device, endpoints[e].role);
+  const auto ops = s.ops();
+  std::vector<OpId> qid(ops.size(), kNoOp);
+  std::vector<OpId> deps, recv_deps;
+  // A kept op's dependencies, mapped onto kept ops that come before `before` (else no fold).
+  const auto mapped = [&](OpId id, OpId before, std::vector<OpId>& out) {
+    out.clear();
+    for (OpId d : s.deps(id)) {
+      const OpId r = rep_of[d];
+      if (r >= before || qid[r] == kNoOp) return false;
+      out.push_back(qid[r]);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return true;
+  };
+  rep_of_ = rep_of;
+  for (OpId id = 0; id < ops.size(); ++id) {
+    if (rep_of[id] != id || ops[id].kind == OpKind::Recv) continue;  // a Recv comes with its Send
+    const Op& a = ops[id];
+    if (!mapped(id, id, deps)) return false;
+    if (a.kind == OpKind::Send) {
+      if (!mapped(a.match, id, recv_deps)) return false;
+      const OpId recv = q.add_transfer(a.at, a.peer, a.src, a.dst, a.mode, a.chunk(), a.bytes, deps, recv_deps,
+                                       a.channel, a.step);
+      qid[a.match] = recv;
+      qid[id] = q.op(recv).match;
+    } else {
+      qid[id] = q.add_local(a.kind, a.at, a.peer, a.src, a.dst, a.chunk(), a.bytes, deps, a.channel, a.step);
+    }
+  }
+  full_of_.assign(q.ops().size(), kNoOp);
+  for (OpId id = 0; id < ops.size(); ++id)
+    if (qid[id] != kNoOp) full_of_[qid[id]] = id;
+  quotient_ = std::move(q);
+  return true;
+}
+
+void ChannelFold::fold_route(std::span<const DirectionId> route, std::vector<DirectionId>& out) const {
+  out.clear();
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    const DirectionId rep = direction_rep_[route[i]];
+    const auto first = std::find_if(route.begin(), route.begin() + std::ptrdiff_t(i),
+                                    [&](DirectionId d) { return direction_rep_[d] == rep; });
+    if (first != route.begin() + std::ptrdiff_t(i)) continue;  // this orbit is already listed
+    const auto times = std::uint32_t(std::count_if(route.begin() + std::ptrdiff_t(i), route.end(),
+                                                   [&](DirectionId d) { return direction_rep_[d] == rep; }));
+    out.insert(out.end(), order_ * times / orbit_size_[route[i]], rep);
+  }
+}
+
+void ChannelFold::unfold(Result& result, std::size_t bottleneck_count) const {
+  std::vector<DirectionStats> all;
+  for (const DirectionStats& stats : result.directions) {
+    const std::vector<DirectionId>& members = orbit_members_[stats.direction];
+    if (members.empty()) {
+      all.push_back(stats);
+      continue;
+    }
+    for (DirectionId d : members) {
+      DirectionStats copy = stats;
+      copy.direction = d;
+      all.push_back(copy);
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const DirectionStats& a, const DirectionStats& b) { return a.direction < b.direction; });
+  result.directions = std::move(all);
+  result.bottlenecks = rank_bottlenecks(result.directions, bottleneck_count);
+  // The critical path, last op first: each step back takes the real predecessor whose orbit the
+  // quotient's step names (it exists: the full schedule maps onto itself).
+  std::vector<std::uint64_t>& path = result.critical_path;
+  if (!path.empty()) {
+    const Schedule& s = *full_;
+    OpId at = full_of_[path.back()];
+    path.back() = at;
+    for (std::size_t i = path.size() - 1; i-- > 0;) {
+      const OpId want = full_of_[path[i]];
+      OpId found = kNoOp;
+      for (OpId d : s.deps(at))
+        if (rep_of_[d] == want) found = d;
+      const Op& op = s.op(at);
+      if (op.kind == OpKind::Recv && rep_of_[op.match] == want) found = op.match;
+      assert(found != kNoOp && "a quotient step names no predecessor's orbit");
+      at = found == kNoOp ? want : found;
+      path[i] = at;
+    }
+  }
+  result.channel_fold = order_;
+}
+
+}  // namespace ringlab::sim::detail

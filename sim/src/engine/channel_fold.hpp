@@ -1,0 +1,86 @@
+// ChannelFold: an exact channel symmetry of an explicit schedule, folded out of the simulation.
+//
+// NCCL splits a collective over C channels that often do the same work: channel c + k runs the ops
+// of channel c between the same endpoints, and its routes are channel c's moved by a permutation of
+// the link directions that keeps every capacity, latency and overhead (EcmpPolicy::Channel sends
+// channel c over the (c mod n)-th of n equal next hops, so on 8 spines channel c + 2 crosses spine
+// s + 2 where channel c crosses spine s). The run is then symmetric under that move: every op
+// finishes when its image does, and flows that are images of each other share every direction at
+// equal rates, since the max-min allocation is unique and the problem is invariant. So one channel
+// in every orbit is enough: the quotient schedule keeps the ops of channels c with c mod P < k (the
+// channel map is c -> (c / P) P + (c mod P + k) mod P, which also maps an NVLS multicast channel
+// c + C onto c + k + C), their dependencies mapped onto the kept ops, and each kept flow carries its
+// whole orbit: on a direction orbit D its route lists D's first direction G c / |D| times, where G is
+// the orbit size (P / k) and c the number of its directions in D (flow_network.hpp: a direction
+// listed m times takes m x the rate).
+//
+// Nothing is assumed: find() builds the op map (same kind, endpoints, bytes, elements, buffers, and
+// the same place among the ops of its kind and endpoints on its channel) and accepts it only if it
+// maps every op's dependencies and matched op onto the image's, every send's route direction for
+// direction onto its image's (a bijection that keeps capacity, latency and overhead), and every
+// multiplicity is a whole number. Anything else (a straggler, an unequal split, a NIC missing on one
+// rail) leaves the schedule unfolded. tests/sim/channel_fold_test.cpp compares folded runs with
+// full ones. Exact in real arithmetic; the sums run in another order, so times agree to rounding.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ringlab/sim/result.hpp"
+#include "ringlab/sim/schedule.hpp"
+
+namespace ringlab::sim::detail {
+
+struct ChannelMoves;
+
+/// Per link direction, the simulator's costs (every span indexed by DirectionId).
+struct DirectionCosts {
+  std::span<const double> capacity;  ///< bytes per picosecond
+  std::span<const Duration> latency;
+  std::span<const Duration> overhead;
+};
+
+/// The directions a Send's flow crosses (empty when both ends are on one device).
+using SendRoute = std::function<std::vector<DirectionId>(const Op& send)>;
+
+class ChannelFold {
+ public:
+  /// The largest channel symmetry of `schedule` that holds exactly, or nullopt (none, or fewer than
+  /// two channels). O(ops log ops + distinct connections x route length).
+  static std::optional<ChannelFold> find(const Schedule& schedule, const SendRoute& route, const DirectionCosts& costs);
+
+  /// The schedule to simulate: one op of every orbit, in the full schedule's order.
+  const Schedule& quotient() const { return quotient_; }
+  /// Channels folded onto each simulated one (the orbit size, >= 2).
+  std::uint32_t order() const { return order_; }
+  /// The network route of a quotient Send whose real route is `route`: each direction orbit's
+  /// representative, as many times as the flow's orbit loads one of its directions.
+  void fold_route(std::span<const DirectionId> route, std::vector<DirectionId>& out) const;
+  /// Turns the quotient run's result into the full schedule's: statistics of every direction of an
+  /// orbit (its representative's), bottlenecks ranked again, the critical path through real ops.
+  void unfold(Result& result, std::size_t bottleneck_count) const;
+
+ private:
+  ChannelFold(const Schedule& full, Schedule quotient) : full_(&full), quotient_(std::move(quotient)) {}
+  /// The fold of the channel moves whose op map is `image` (orbits of `order` ops), if the routes
+  /// map onto each other.
+  static std::optional<ChannelFold> build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
+                                          std::uint32_t order, const SendRoute& route, const DirectionCosts& costs);
+  /// Fills quotient_, full_of_ and rep_of_; false when a kept op depends on a later orbit.
+  bool build_quotient(const std::vector<OpId>& rep_of);
+
+  const Schedule* full_;
+  Schedule quotient_;
+  std::uint32_t order_ = 1;
+  std::vector<OpId> rep_of_;   ///< per full op: the full id of its orbit's kept op
+  std::vector<OpId> full_of_;  ///< per quotient op: its full id
+  /// Per direction: its orbit's representative (itself where unused) and the orbit's size.
+  std::vector<DirectionId> direction_rep_;
+  std::vector<std::uint32_t> orbit_size_;
+  std::vector<std::vector<DirectionId>> orbit_members_;  ///< per representative with orbit > 1
+};
+
+}  // namespace ringlab::sim::detail

@@ -1,0 +1,167 @@
+// Exact channel symmetry (sim/src/engine/channel_fold.hpp) of explicit schedules (NCCL's rings are
+// compact schedules, which skip repeated steps instead): a run that simulates one channel of every
+// orbit must give the full run's time, per-rank finish times and per-direction statistics (to
+// rounding: the max-min sums run in another order), a critical path of real dependencies, and must
+// not fold at all when one link breaks the symmetry.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/run_collective.hpp"
+#include "ringlab/sim/simulator.hpp"
+#include "ringlab/topology/generators.hpp"
+
+using namespace ringlab;
+using namespace ringlab::sim;
+using namespace ringlab::literals;
+
+namespace {
+
+constexpr double kRelative = 1e-9;
+
+/// DGX H100 nodes on a leaf-spine fabric: 2 nodes per leaf, `spines` spines.
+Topology dgx_h100_leaf_spine(int nodes, int spines, double oversubscription) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::LeafSpine;
+  spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.spines = spines;
+  spec.fabric.oversubscription = oversubscription;
+  return make_cluster(spec);
+}
+
+/// A copy of `t` whose link `slow` has half its bandwidth.
+Topology with_slow_link(const Topology& t, LinkId slow) {
+  Topology out;
+  for (const Rack& r : t.racks()) out.add_rack(r.name);
+  for (const Host& h : t.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  for (const Device& d : t.devices()) out.add_device(d);
+  for (LinkId l = 0; l < t.link_count(); ++l) {
+    Link link = t.link(l);
+    if (l == slow) link.bandwidth = Bandwidth::from_bits_per_second(link.bandwidth.bits_per_second() / 2);
+    out.add_link(link);
+  }
+  return out;
+}
+
+/// The link from the `index`-th NIC of host 0 into the fabric.
+LinkId nic_uplink(const Topology& t, int index) {
+  int seen = 0;
+  for (DeviceId d = 0; d < t.device_count(); ++d) {
+    if (t.device(d).kind != DeviceKind::Nic || t.device(d).host != 0 || seen++ != index) continue;
+    for (const Adjacency& a : t.neighbors(d))
+      if (t.device(a.peer).host == kNoHost) return a.link;
+  }
+  FAIL("no such NIC");
+  return 0;
+}
+
+Result run(const Topology& t, Bytes message, const char* algo, bool fold) {
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = message;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.options.record_rank_finish = true;
+  request.options.fold_channels = fold;
+  if (algo) set_nccl_env(request.nccl_env, "NCCL_ALGO", algo);
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.result);
+  return *out.result;
+}
+
+void require_equal(const Result& folded, const Result& full) {
+  CHECK(double(folded.time.picoseconds()) == Approx(double(full.time.picoseconds())).epsilon(kRelative));
+  REQUIRE(folded.rank_finish.size() == full.rank_finish.size());
+  for (std::size_t r = 0; r < full.rank_finish.size(); ++r)
+    CHECK(double(folded.rank_finish[r].picoseconds()) ==
+          Approx(double(full.rank_finish[r].picoseconds())).epsilon(kRelative));
+  REQUIRE(folded.directions.size() == full.directions.size());
+  for (std::size_t i = 0; i < full.directions.size(); ++i) {
+    const DirectionStats& a = folded.directions[i];
+    const DirectionStats& b = full.directions[i];
+    REQUIRE(a.direction == b.direction);
+    CHECK(a.bytes == b.bytes);  // whole bytes, below 2^53: exact in any order
+    CHECK(double(a.busy.picoseconds()) == Approx(double(b.busy.picoseconds())).epsilon(kRelative));
+    CHECK(a.utilisation == Approx(b.utilisation).epsilon(kRelative));
+  }
+  // Equal utilisations may rank in another order; the top one's value is the same.
+  REQUIRE_FALSE(folded.bottlenecks.empty());
+  const auto utilisation = [](const Result& r, DirectionId d) {
+    for (const DirectionStats& s : r.directions)
+      if (s.direction == d) return s.utilisation;
+    return -1.0;
+  };
+  CHECK(utilisation(folded, folded.bottlenecks.front()) ==
+        Approx(utilisation(full, full.bottlenecks.front())).epsilon(kRelative));
+}
+
+}  // namespace
+
+TEST_CASE("channel fold: NCCL's channels folded onto one per orbit give the full run's times and link statistics",
+          "[fold]") {
+  struct Case {
+    int nodes, spines;
+    double oversubscription;
+    Bytes message;
+    const char* algo;
+  };
+  const Case c = GENERATE(Case{4, 8, 1.0, 256_MiB, nullptr},   // NVLS-Tree
+                          Case{4, 8, 2.0, 64_MiB, nullptr},    // oversubscribed uplinks
+                          Case{6, 4, 1.0, 96_MiB, "Tree"},     // rail trees, 4 spines
+                          Case{4, 4, 2.0, 16_MiB, "Tree"},
+                          Case{2, 2, 1.0, 32_MiB, "NVLSTree"});
+  CAPTURE(c.nodes, c.spines, c.oversubscription, c.message.count(), c.algo ? c.algo : "auto");
+  const Topology t = dgx_h100_leaf_spine(c.nodes, c.spines, c.oversubscription);
+  const Result folded = run(t, c.message, c.algo, true);
+  const Result full = run(t, c.message, c.algo, false);
+  CAPTURE(folded.algorithm);
+  CHECK(folded.channel_fold >= 2);
+  CHECK(full.channel_fold == 1);
+  CHECK(folded.flows * folded.channel_fold == full.flows);
+  require_equal(folded, full);
+}
+
+TEST_CASE("channel fold: the folded critical path is a chain of real dependencies ending at the last op", "[fold]") {
+  const Topology t = dgx_h100_leaf_spine(4, 8, 1.0);
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::Nccl;
+  spec.message = 64_MiB;
+  const std::vector<DeviceId> ranks = t.gpus();
+  const Schedule s = build_schedule(t, ranks, spec);
+  SimOptions options;
+  options.calibration = Calibration::nccl();
+  options.protocol = s.protocol();
+  options.link_latencies = false;
+  options.ecmp = EcmpPolicy::Channel;
+  const Result folded = Simulator(t, options).run(s);
+  REQUIRE(folded.channel_fold >= 2);
+  options.fold_channels = false;
+  const Result full = Simulator(t, options).run(s);
+  CHECK(double(folded.time.picoseconds()) == Approx(double(full.time.picoseconds())).epsilon(kRelative));
+  const std::vector<std::uint64_t>& path = folded.critical_path;
+  REQUIRE(path.size() == full.critical_path.size());
+  for (std::size_t i = 1; i < path.size(); ++i) {
+    const auto at = OpId(path[i]), before = OpId(path[i - 1]);
+    const auto deps = s.deps(at);
+    const bool linked = std::find(deps.begin(), deps.end(), before) != deps.end() ||
+                        (s.op(at).kind == OpKind::Recv && s.op(at).match == before);
+    CHECK(linked);
+  }
+  CHECK(s.deps(OpId(path.front())).empty());
+}
+
+TEST_CASE("channel fold: one slower NIC breaks the symmetry, and the run is not folded", "[fold]") {
+  const Topology base = dgx_h100_leaf_spine(4, 8, 1.0);
+  const Topology t = with_slow_link(base, nic_uplink(base, 3));
+  const Result folded = run(t, 256_MiB, nullptr, true);
+  const Result full = run(t, 256_MiB, nullptr, false);
+  CHECK(folded.channel_fold == 1);
+  CHECK(folded.time == full.time);
+  CHECK(folded.events == full.events);
+  // The symmetric cluster folds the same run.
+  CHECK(run(base, 256_MiB, nullptr, true).channel_fold >= 2);
+}
