@@ -343,3 +343,29 @@ TEST_CASE("flow network: local re-solves checked by the bottleneck rule equal a 
     CHECK_FALSE(overloaded);
   }
 }
+
+TEST_CASE("flow network: a direction listed m times in a route carries m x the flow's rate (folded flows)",
+          "[flow_network]") {
+  // d (30 B/ps) carries A twice and B once; e (6 B/ps) carries A once. Progressive filling by hand:
+  // e's share is 6, d's 30 / 3 = 10, so A freezes at 6 on e; d has 30 - 2 x 6 = 18 left for B.
+  FlowNetwork net({30.0, 6.0});
+  const DirectionId d = 0, e = 1;
+  const RouteId a_route = net.add_route(std::vector<DirectionId>{d, e, d});
+  const RouteId b_route = net.add_route(std::vector<DirectionId>{d});
+  CHECK(net.route(a_route).size() == 2);  // listed once each
+  const FlowId a = net.start(a_route, 600.0, Duration{});
+  const FlowId b = net.start(b_route, 1800.0, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.rate(a) == Approx(6.0));
+  CHECK(net.rate(b) == Approx(18.0));
+  CHECK(net.load(d) == Approx(30.0));
+  CHECK(net.direction_bytes(d) == 2 * 600.0 + 1800.0);
+  CHECK(net.direction_bytes(e) == 600.0);
+  // Alone on a wide e, A runs at d's capacity over its two crossings: 30 / 2.
+  FlowNetwork wide({30.0, 100.0});
+  const FlowId alone = wide.start(wide.add_route(std::vector<DirectionId>{d, e, d}), 600.0, Duration{});
+  wide.reallocate(Duration{}, changed);
+  CHECK(wide.rate(alone) == Approx(15.0));
+  CHECK(wide.finish_time(alone, Duration{}) == Duration{40});
+}

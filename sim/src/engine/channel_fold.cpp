@@ -88,11 +88,15 @@ class OpIndex {
 };
 
 /// `a`'s dependencies mapped by `image` equal `b`'s, as multisets.
-bool deps_map(std::span<const OpId> a, std::span<const OpId> b, const std::vector<OpId>& image,
-              std::vector<OpId>& x, std::vector<OpId>& y) {
+template <class Image>
+bool deps_map(std::span<const OpId> a, std::span<const OpId> b, Image&& image, std::vector<OpId>& x,
+              std::vector<OpId>& y) {
   if (a.size() != b.size()) return false;
   x.clear();
-  for (OpId d : a) x.push_back(image[d]);
+  for (OpId d : a) {
+    x.push_back(image(d));
+    if (x.back() == kNoOp) return false;
+  }
   y.assign(b.begin(), b.end());
   std::sort(x.begin(), x.end());
   std::sort(y.begin(), y.end());
@@ -100,22 +104,25 @@ bool deps_map(std::span<const OpId> a, std::span<const OpId> b, const std::vecto
 }
 
 /// The op map of `moves`, if it maps every op's fields, matched op and dependencies onto its image's.
+/// Images are looked up as needed, so a move that fails usually fails within the first ops.
 std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index, const ChannelMoves& moves) {
   const auto ops = s.ops();
-  std::vector<OpId> image(ops.size());
-  for (OpId id = 0; id < ops.size(); ++id) {
-    image[id] = index.image(id, moves.of(ops[id]).apply(ops[id].channel));
-    if (image[id] == kNoOp) return std::nullopt;
-  }
+  std::vector<OpId> image(ops.size(), kNoOp);
+  const auto image_of = [&](OpId id) {
+    if (image[id] == kNoOp) image[id] = index.image(id, moves.of(ops[id]).apply(ops[id].channel));
+    return image[id];
+  };
   std::vector<OpId> x, y;
   for (OpId id = 0; id < ops.size(); ++id) {
+    const OpId to = image_of(id);
+    if (to == kNoOp) return std::nullopt;
     const Op& a = ops[id];
-    const Op& b = ops[image[id]];
+    const Op& b = ops[to];
     if (a.bytes != b.bytes || a.count != b.count || a.src != b.src || a.dst != b.dst || a.mode != b.mode)
       return std::nullopt;
-    if ((a.match == kNoOp) != (b.match == kNoOp) || (a.match != kNoOp && image[a.match] != b.match))
+    if ((a.match == kNoOp) != (b.match == kNoOp) || (a.match != kNoOp && image_of(a.match) != b.match))
       return std::nullopt;
-    if (!deps_map(s.deps(id), s.deps(image[id]), image, x, y)) return std::nullopt;
+    if (!deps_map(s.deps(id), s.deps(to), image_of, x, y)) return std::nullopt;
   }
   return image;
 }

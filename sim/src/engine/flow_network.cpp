@@ -34,18 +34,23 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
 
 RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
   assert(!directions.empty());
-  RouteSpan span{std::uint32_t(route_directions_.size()), std::uint32_t(directions.size()), kUnlimitedRate};
-  // A direction listed m times (a folded route, channel_fold.hpp) carries m x the flow's rate: alone
-  // on it the flow runs at capacity / m.
+  RouteSpan span{std::uint32_t(route_directions_.size()), 0, kUnlimitedRate};
+  // A direction listed m times is one hop of weight m: alone on it the flow runs at capacity / m.
   for (std::size_t i = 0; i < directions.size(); ++i) {
     const DirectionId c = directions[i];
     assert(c < directions_.size());
-    if (std::find(directions.begin(), directions.begin() + std::ptrdiff_t(i), c) != directions.begin() + std::ptrdiff_t(i))
-      continue;  // counted at its first occurrence
-    const auto times = std::count(directions.begin() + std::ptrdiff_t(i), directions.end(), c);
-    span.min_capacity = std::min(span.min_capacity, directions_[c].capacity / double(times));
+    const auto listed = route_directions_.begin() + span.begin;
+    const auto seen = std::find(listed, route_directions_.end(), c);
+    if (seen != route_directions_.end()) {
+      ++route_weights_[std::size_t(seen - route_directions_.begin())];
+      continue;
+    }
+    route_directions_.push_back(c);
+    route_weights_.push_back(1);
+    ++span.length;
   }
-  route_directions_.insert(route_directions_.end(), directions.begin(), directions.end());
+  for (std::uint32_t i = span.begin; i < span.begin + span.length; ++i)
+    span.min_capacity = std::min(span.min_capacity, directions_[route_directions_[i]].capacity / route_weights_[i]);
   routes_.push_back(span);
   vacated_head_.push_back(kNoFlow);
   return RouteId(routes_.size() - 1);
@@ -81,27 +86,30 @@ void FlowNetwork::add_hop(std::uint32_t h) {
   } else {
     std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
     if (direction.count == 1) {  // a second flow: materialise the list, the first flow first
+      const Hop& lone = hops_[direction.lone];
       hops_[direction.lone].slot = 0;
       list.push_back(direction.lone);
-      bound_sum_[hop.direction] = flows_[hops_[direction.lone].flow].bound;
+      bound_sum_[hop.direction] = flows_[lone.flow].bound * lone.weight;
     }
-    bound_sum_[hop.direction] += flows_[hop.flow].bound;
+    bound_sum_[hop.direction] += flows_[hop.flow].bound * hop.weight;
     hop.slot = std::uint32_t(list.size());
     list.push_back(h);
   }
   ++direction.count;
+  direction.weight += hop.weight;
 }
 
 void FlowNetwork::remove_hop(std::uint32_t h) {
   const Hop hop = hops_[h];
   Direction& direction = directions_[hop.direction];
+  direction.weight -= hop.weight;
   if (direction.count == 1) {
     direction.count = 0;
     return;
   }
   const bool was_slack = slack(hop.direction);
   --direction.count;
-  bound_sum_[hop.direction] -= flows_[hop.flow].bound;  // rebuilt from scratch when a list is next made
+  bound_sum_[hop.direction] -= flows_[hop.flow].bound * hop.weight;  // rebuilt from scratch when a list is next made
   // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
   std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
   list[hop.slot] = list.back();
@@ -134,7 +142,7 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
       flow.remaining = bytes;
       flow.settled = now.picoseconds();
       for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h)
-        directions_[hops_[h].direction].bytes += bytes;
+        directions_[hops_[h].direction].bytes += bytes * hops_[h].weight;
       reused_.push_back(id);
       ++active_;
       return id;
@@ -149,6 +157,7 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
     flows_.emplace_back();
   }
   const std::span<const DirectionId> directions = route(route_id);
+  const std::uint32_t* weights = route_weights_.data() + routes_[route_id].begin;
   const auto count = std::uint32_t(directions.size());
   const std::uint32_t begin = allocate_hops(count);
   Flow& flow = flows_[id];
@@ -164,11 +173,11 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   flow.settled = now.picoseconds();
   for (std::uint32_t i = 0; i < count; ++i) {
     const DirectionId c = directions[i];
-    hops_[begin + i] = Hop{c, id, 0};
+    hops_[begin + i] = Hop{c, id, 0, weights[i]};
     add_hop(begin + i);
     Direction& direction = directions_[c];
     if (direction.count == 1) direction.busy_since = now.picoseconds();
-    direction.bytes += bytes;
+    direction.bytes += bytes * weights[i];
     touch(c);
   }
   ++active_;
@@ -240,8 +249,8 @@ void FlowNetwork::freeze(FlowId f, double rate) {
     if (slack(c)) continue;  // outside the component: it limits nobody
     Direction& direction = directions_[c];
     // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
-    direction.residual = std::max(0.0, direction.residual - rate);
-    --direction.unfrozen;
+    direction.residual = std::max(0.0, direction.residual - rate * hops_[k].weight);
+    direction.unfrozen -= hops_[k].weight;
     if (direction.unfrozen == 0 || direction.round == round_) continue;
     direction.round = round_;
     reshare_.push_back(c);
@@ -258,7 +267,7 @@ void FlowNetwork::fill_component() {
   for (DirectionId c : component_directions_) {
     Direction& direction = directions_[c];
     direction.residual = direction.capacity;
-    direction.unfrozen = direction.count;
+    direction.unfrozen = direction.weight;
     if (direction.unfrozen > 0) heap_.push_back(Share{direction.residual / direction.unfrozen, c});
   }
   for (FlowId f : component_flows_) {
@@ -398,12 +407,12 @@ void FlowNetwork::fill_locally() {
       for_each_hop(c, [&](std::uint32_t h) {
         Flow& other = flows_[hops_[h].flow];
         if (other.visit == epoch_) {
-          ++direction.unfrozen;
+          direction.unfrozen += hops_[h].weight;
           return;
         }
         other.frozen = true;  // keeps its rate: the filling passes it by
         other.new_rate = other.rate;
-        direction.residual -= other.rate;
+        direction.residual -= other.rate * hops_[h].weight;
       });
       direction.residual = std::max(0.0, direction.residual);
     }
@@ -433,7 +442,7 @@ bool FlowNetwork::bottlenecks_hold() {
     direction.peak = 0;
     for_each_hop(c, [&](std::uint32_t h) {
       const double r = effective(hops_[h].flow);
-      direction.load += r;
+      direction.load += r * hops_[h].weight;
       direction.peak = std::max(direction.peak, r);
     });
   };
@@ -619,7 +628,7 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
 
 double FlowNetwork::load(DirectionId c) const {
   double sum = 0;
-  for_each_hop(c, [&](std::uint32_t h) { sum += flows_[hops_[h].flow].rate; });
+  for_each_hop(c, [&](std::uint32_t h) { sum += flows_[hops_[h].flow].rate * hops_[h].weight; });
   return sum;
 }
 

@@ -71,7 +71,8 @@ class FlowNetwork {
   double capacity(DirectionId c) const { return directions_[c].capacity; }
 
   /// Stores a route (non-empty list of directions); flows refer to it by id. Routes live as long as
-  /// the network.
+  /// the network. A direction listed m times carries m x the flow's rate (a flow that stands for m
+  /// flows of a folded orbit, channel_fold.hpp); route() lists it once.
   RouteId add_route(std::span<const DirectionId> directions);
   std::span<const DirectionId> route(RouteId id) const;
 
@@ -176,6 +177,7 @@ class FlowNetwork {
     DirectionId direction = 0;
     FlowId flow = 0;
     std::uint32_t slot = 0;
+    std::uint32_t weight = 1;  ///< times the flow crosses the direction (a folded flow's orbit)
   };
   struct RouteSpan {
     std::uint32_t begin = 0;
@@ -191,6 +193,7 @@ class FlowNetwork {
     std::int64_t busy_total = 0;
     double residual = 0;          ///< progressive filling scratch
     std::uint32_t count = 0;      ///< flows on it
+    std::uint32_t weight = 0;     ///< sum of their hops' weights: the flows a folded run stands for
     std::uint32_t lone = 0;       ///< the hop of its only flow when count == 1
     std::uint32_t visit = 0;      ///< epoch marks for component search
     std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
@@ -220,7 +223,7 @@ class FlowNetwork {
   bool slack(DirectionId c) const {
     const Direction& d = directions_[c];
     if (d.count == 0) return true;
-    const double sum = d.count == 1 ? flows_[hops_[d.lone].flow].bound : bound_sum_[c];
+    const double sum = d.count == 1 ? flows_[hops_[d.lone].flow].bound * hops_[d.lone].weight : bound_sum_[c];
     return sum <= d.capacity * kSlackFraction;
   }
   static constexpr double kSlackFraction = 1.0 - 1e-9;
@@ -286,7 +289,8 @@ class FlowNetwork {
   std::vector<std::uint32_t> released_;    ///< per direction: touch_epoch_ in which it turned slack
 
   // Routes, flows, hops.
-  std::vector<DirectionId> route_directions_;
+  std::vector<DirectionId> route_directions_;  ///< each route's distinct directions, first occurrence order
+  std::vector<std::uint32_t> route_weights_;   ///< and how often the route lists each
   std::vector<RouteSpan> routes_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
