@@ -36,26 +36,24 @@ namespace {
 constexpr DirectionId kNoDirection = UINT32_MAX;
 constexpr std::uint32_t kEndpointBits = 21;
 
-/// Ops grouped by (kind, endpoint, peer), then by channel, each run in id order: an op's image on
-/// another channel is the op at the same place in that channel's run.
+/// Ops in runs of one (kind, endpoint, peer, channel), each run in id order, the runs found through
+/// an open-addressing table: an op's image on another channel is the op at the same place in the run
+/// of that channel. Two passes over the ops, no sort.
 class OpIndex {
  public:
-  explicit OpIndex(std::span<const Op> ops) : run_of_(ops.size()), place_(ops.size()) {
-    std::vector<std::pair<std::uint64_t, OpId>> keyed(ops.size());
-    for (OpId id = 0; id < ops.size(); ++id) keyed[id] = {key(ops[id]), id};
-    std::sort(keyed.begin(), keyed.end());
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-      const std::uint64_t k = keyed[i].first;
-      if (i == 0 || k != keyed[i - 1].first) {
-        const bool new_block = i == 0 || (k >> 16) != (keyed[i - 1].first >> 16);
-        runs_.push_back(Run{std::uint32_t(i), 0, new_block ? std::uint32_t(runs_.size()) : runs_.back().block,
-                            std::uint16_t(k & 0xffff)});
-      }
-      Run& run = runs_.back();
-      run_of_[keyed[i].second] = std::uint32_t(runs_.size() - 1);
-      place_[keyed[i].second] = run.length++;
-      sorted_.push_back(keyed[i].second);
+  explicit OpIndex(std::span<const Op> ops) : run_of_(ops.size()), place_(ops.size()), sorted_(ops.size()) {
+    slots_.assign(1024, kEmpty);
+    for (OpId id = 0; id < ops.size(); ++id) {
+      const std::uint32_t r = find_or_add(key(ops[id]));
+      run_of_[id] = r;
+      place_[id] = runs_[r].length++;
     }
+    std::uint32_t begin = 0;
+    for (Run& run : runs_) {
+      run.begin = begin;
+      begin += run.length;
+    }
+    for (OpId id = 0; id < ops.size(); ++id) sorted_[runs_[run_of_[id]].begin + place_[id]] = id;
   }
   static bool fits(std::size_t endpoints) { return endpoints < (std::size_t(1) << kEndpointBits); }
 
@@ -63,28 +61,51 @@ class OpIndex {
   /// another length.
   OpId image(OpId id, std::uint16_t channel) const {
     const Run& own = runs_[run_of_[id]];
-    std::uint32_t r = own.block;
-    while (r < runs_.size() && runs_[r].block == own.block && runs_[r].channel < channel) ++r;
-    if (r == runs_.size() || runs_[r].block != own.block || runs_[r].channel != channel) return kNoOp;
-    if (runs_[r].length != own.length) return kNoOp;
+    const std::uint32_t r = find((own.key & ~std::uint64_t(0xffff)) | channel);
+    if (r == kEmpty || runs_[r].length != own.length) return kNoOp;
     return sorted_[runs_[r].begin + place_[id]];
   }
 
  private:
   struct Run {
-    std::uint32_t begin = 0;   ///< in sorted_
+    std::uint64_t key = 0;
+    std::uint32_t begin = 0;  ///< in sorted_
     std::uint32_t length = 0;
-    std::uint32_t block = 0;   ///< first run of its (kind, endpoint, peer) block
-    std::uint16_t channel = 0;
   };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
   static std::uint64_t key(const Op& op) {
     return (std::uint64_t(op.kind) << (2 * kEndpointBits + 16)) | (std::uint64_t(op.at) << (kEndpointBits + 16)) |
            (std::uint64_t(op.peer) << 16) | op.channel;
   }
-  std::vector<OpId> sorted_;
+  std::size_t home(std::uint64_t k) const { return std::size_t((k * 0x9e3779b97f4a7c15ULL) >> 20) & (slots_.size() - 1); }
+  std::uint32_t find(std::uint64_t k) const {
+    for (std::size_t i = home(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] == kEmpty || runs_[slots_[i]].key == k) return slots_[i];
+    }
+  }
+  std::uint32_t find_or_add(std::uint64_t k) {
+    std::size_t i = home(k);
+    for (; slots_[i] != kEmpty; i = (i + 1) & (slots_.size() - 1))
+      if (runs_[slots_[i]].key == k) return slots_[i];
+    runs_.push_back(Run{k, 0, 0});
+    slots_[i] = std::uint32_t(runs_.size() - 1);
+    if (2 * runs_.size() > slots_.size()) grow();
+    return std::uint32_t(runs_.size() - 1);
+  }
+  void grow() {
+    slots_.assign(2 * slots_.size(), kEmpty);
+    for (std::uint32_t r = 0; r < runs_.size(); ++r) {
+      std::size_t i = home(runs_[r].key);
+      while (slots_[i] != kEmpty) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = r;
+    }
+  }
+
   std::vector<Run> runs_;
+  std::vector<std::uint32_t> slots_;
   std::vector<std::uint32_t> run_of_;
   std::vector<std::uint32_t> place_;
+  std::vector<OpId> sorted_;
 };
 
 /// `a`'s dependencies mapped by `image` equal `b`'s, as multisets.
@@ -113,17 +134,21 @@ std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index,
     return image[id];
   };
   std::vector<OpId> x, y;
-  for (OpId id = 0; id < ops.size(); ++id) {
+  const auto maps = [&](OpId id) {
     const OpId to = image_of(id);
-    if (to == kNoOp) return std::nullopt;
+    if (to == kNoOp) return false;
     const Op& a = ops[id];
     const Op& b = ops[to];
-    if (a.bytes != b.bytes || a.count != b.count || a.src != b.src || a.dst != b.dst || a.mode != b.mode)
-      return std::nullopt;
-    if ((a.match == kNoOp) != (b.match == kNoOp) || (a.match != kNoOp && image_of(a.match) != b.match))
-      return std::nullopt;
-    if (!deps_map(s.deps(id), s.deps(to), image_of, x, y)) return std::nullopt;
-  }
+    if (a.bytes != b.bytes || a.count != b.count || a.src != b.src || a.dst != b.dst || a.mode != b.mode) return false;
+    if ((a.match == kNoOp) != (b.match == kNoOp) || (a.match != kNoOp && image_of(a.match) != b.match)) return false;
+    return deps_map(s.deps(id), s.deps(to), image_of, x, y);
+  };
+  // A sample across the whole schedule first: a wrong move usually shows in every stage.
+  constexpr OpId kSampleStride = 997;
+  for (OpId id = 0; id < ops.size(); id += kSampleStride)
+    if (!maps(id)) return std::nullopt;
+  for (OpId id = 0; id < ops.size(); ++id)
+    if (!maps(id)) return std::nullopt;
   return image;
 }
 
@@ -254,6 +279,7 @@ bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
   for (std::size_t e = std::size_t(s.rank_count()); e < endpoints.size(); ++e)
     q.add_endpoint(endpoints[e].device, endpoints[e].role);
   const auto ops = s.ops();
+  q.reserve(ops.size() / order_ + 1, s.ops().size() / order_ * 2);
   std::vector<OpId> qid(ops.size(), kNoOp);
   std::vector<OpId> deps, recv_deps;
   // A kept op's dependencies, mapped onto kept ops that come before `before` (else no fold).
