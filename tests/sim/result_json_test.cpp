@@ -98,6 +98,14 @@ TEST_CASE("bad results files name the JSON pointer and what was expected", "[res
   CHECK_THAT(problems_of(with("\"collective\":\"allreduce\",", "")).front(),
              Catch::Contains("/results/0/collective: missing required field"));
   CHECK_THAT(problems_of(with("\"wrong\":0", "\"wrong\":-1")).front(), Catch::Contains("/results/0/wrong"));
+  // A folded run says so; a fold below 1 is no fold.
+  Result folded = measured_row();
+  folded.channel_fold = 8;
+  const std::string with_fold = write(std::vector<Result>{folded});
+  CHECK(read_results_json(nlohmann::json::parse(with_fold), "r.json").front().channel_fold == 8);
+  std::string zero = with_fold;
+  zero.replace(zero.find("\"channel_fold\":8"), 16, "\"channel_fold\":0");
+  CHECK_THAT(problems_of(zero).front(), Catch::Contains("/results/0/channel_fold"));
 }
 
 TEST_CASE("per-rank finish times: the last rank finishes at the run's time, a chain's root first", "[result_json]") {

@@ -131,6 +131,7 @@ void write_json(std::ostream& out, const ReportHeader& h, std::span<const Report
     j["critical_path_ops"] = r.critical_path.size();
     j["events"] = r.events;
     j["flows"] = r.flows;
+    if (r.channel_fold > 1) j["channel_fold"] = r.channel_fold;  // events and flows are the folded run's
     results.push_back(j);
   }
   doc["results"] = results;

@@ -99,6 +99,7 @@ Json result_to_json(const Result& result, const Topology* topology) {
   j["events"] = result.events;
   j["flows"] = result.flows;
   j["rate_updates"] = result.rate_updates;
+  if (result.channel_fold > 1) j["channel_fold"] = result.channel_fold;
   return j;
 }
 
@@ -106,7 +107,7 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
   if (!r.expect_object(node)) return std::nullopt;
   const std::size_t before = r.problem_count();
   r.check_keys(node, {"source", "key", "collective", "algorithm", "message_bytes", "ranks", "time_ps", "rank_finish_ps",
-                      "iterations", "wrong", "links", "bottlenecks", "critical_path", "events", "flows", "rate_updates"});
+                      "iterations", "wrong", "links", "bottlenecks", "critical_path", "events", "flows", "rate_updates", "channel_fold"});
   Result out;
   Fields f{r, node};
   if (auto s = r.required(node, "source", "{kind, engine, hosts}"); s && r.expect_object(*s)) {
@@ -186,6 +187,7 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
   f.integer("events", out.events);
   f.integer("flows", out.flows);
   f.integer("rate_updates", out.rate_updates);
+  f.integer("channel_fold", out.channel_fold, false, 1, std::numeric_limits<std::uint32_t>::max());
   if (r.problem_count() != before) return std::nullopt;
   return out;
 }
