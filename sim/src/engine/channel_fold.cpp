@@ -103,9 +103,9 @@ class OpIndex {
 
   std::vector<Run> runs_;
   std::vector<std::uint32_t> slots_;
-  std::vector<std::uint32_t, BigBufferAllocator<std::uint32_t>> run_of_;
-  std::vector<std::uint32_t, BigBufferAllocator<std::uint32_t>> place_;
-  std::vector<OpId, BigBufferAllocator<OpId>> sorted_;
+  std::vector<std::uint32_t> run_of_;
+  std::vector<std::uint32_t> place_;
+  std::vector<OpId> sorted_;
 };
 
 /// `a`'s dependencies mapped by `image` equal `b`'s, as multisets.
@@ -126,9 +126,9 @@ bool deps_map(std::span<const OpId> a, std::span<const OpId> b, Image&& image, s
 
 /// The op map of `moves`, if it maps every op's fields, matched op and dependencies onto its image's.
 /// Images are looked up as needed, so a move that fails usually fails within the first ops.
-std::optional<OpTable> op_map(const Schedule& s, const OpIndex& index, const ChannelMoves& moves) {
+std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index, const ChannelMoves& moves) {
   const auto ops = s.ops();
-  OpTable image(ops.size(), kNoOp);
+  std::vector<OpId> image(ops.size(), kNoOp);
   const auto image_of = [&](OpId id) {
     if (image[id] == kNoOp) image[id] = index.image(id, moves.of(ops[id]).apply(ops[id].channel));
     return image[id];
@@ -190,12 +190,12 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
   return std::nullopt;
 }
 
-std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const OpTable& image, const ChannelMoves& moves,
+std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
                                               std::uint32_t order, const SendRoute& route, const DirectionCosts& costs) {
   const auto ops = s.ops();
   const auto kept = [&](const Op& op) { return moves.of(op).kept(op.channel); };
   // Op orbits: each kept op's images, `order` of them, back to itself.
-  OpTable rep_of(ops.size(), kNoOp);
+  std::vector<OpId> rep_of(ops.size(), kNoOp);
   for (OpId id = 0; id < ops.size(); ++id) {
     if (!kept(ops[id])) continue;
     OpId x = id;
@@ -266,7 +266,7 @@ std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const OpTable& 
   return fold;
 }
 
-bool ChannelFold::build_quotient(const OpTable& rep_of) {
+bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
   const Schedule& s = *full_;
   const auto endpoints = s.endpoints();
   std::vector<DeviceId> rank_devices;
@@ -280,7 +280,7 @@ bool ChannelFold::build_quotient(const OpTable& rep_of) {
     q.add_endpoint(endpoints[e].device, endpoints[e].role);
   const auto ops = s.ops();
   q.reserve(ops.size() / order_ + 1, s.ops().size() / order_ * 2);
-  OpTable qid(ops.size(), kNoOp);
+  std::vector<OpId> qid(ops.size(), kNoOp);
   std::vector<OpId> deps, recv_deps;
   // A kept op's dependencies, mapped onto kept ops that come before `before` (else no fold).
   const auto mapped = [&](OpId id, OpId before, std::vector<OpId>& out) {

@@ -29,15 +29,12 @@
 #include <span>
 #include <vector>
 
-#include "ringlab/sim/big_buffer.hpp"
 #include "ringlab/sim/result.hpp"
 #include "ringlab/sim/schedule.hpp"
 
 namespace ringlab::sim::detail {
 
 struct ChannelMoves;
-/// One OpId per op of a schedule.
-using OpTable = std::vector<OpId, BigBufferAllocator<OpId>>;
 
 /// Per link direction, the simulator's costs (every span indexed by DirectionId).
 struct DirectionCosts {
@@ -70,16 +67,16 @@ class ChannelFold {
   ChannelFold(const Schedule& full, Schedule quotient) : full_(&full), quotient_(std::move(quotient)) {}
   /// The fold of the channel moves whose op map is `image` (orbits of `order` ops), if the routes
   /// map onto each other.
-  static std::optional<ChannelFold> build(const Schedule& s, const OpTable& image, const ChannelMoves& moves,
+  static std::optional<ChannelFold> build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
                                           std::uint32_t order, const SendRoute& route, const DirectionCosts& costs);
   /// Fills quotient_, full_of_ and rep_of_; false when a kept op depends on a later orbit.
-  bool build_quotient(const OpTable& rep_of);
+  bool build_quotient(const std::vector<OpId>& rep_of);
 
   const Schedule* full_;
   Schedule quotient_;
   std::uint32_t order_ = 1;
-  OpTable rep_of_;   ///< per full op: the full id of its orbit's kept op
-  OpTable full_of_;  ///< per quotient op: its full id
+  std::vector<OpId> rep_of_;   ///< per full op: the full id of its orbit's kept op
+  std::vector<OpId> full_of_;  ///< per quotient op: its full id
   /// Per direction: its orbit's representative (itself where unused) and the orbit's size.
   std::vector<DirectionId> direction_rep_;
   std::vector<std::uint32_t> orbit_size_;

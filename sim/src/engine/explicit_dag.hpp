@@ -9,7 +9,6 @@
 #include <span>
 #include <vector>
 
-#include "ringlab/sim/big_buffer.hpp"
 #include "ringlab/sim/schedule.hpp"
 
 namespace ringlab::sim::detail {
@@ -58,8 +57,8 @@ class ExplicitDag {
   };
   const Schedule& schedule_;
   std::span<const Op> ops_;
-  std::vector<Node, BigBufferAllocator<Node>> nodes_;  ///< one per op plus a sentinel closing the last successor range
-  std::vector<OpId, BigBufferAllocator<OpId>> succ_;   ///< a Send's matched Recv is one of its successors
+  std::vector<Node> nodes_;  ///< one per op plus a sentinel closing the last successor range
+  std::vector<OpId> succ_;   ///< a Send's matched Recv is one of its successors
   /// Per op: a Recv, which starts by completing. A byte per op keeps the hot loop off the 56-byte
   /// Op records for a third of the ops.
   std::vector<std::uint8_t> is_recv_;

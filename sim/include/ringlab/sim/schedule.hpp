@@ -38,7 +38,6 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/sim/big_buffer.hpp"
 #include "ringlab/sim/calibration.hpp"
 #include "ringlab/sim/payload.hpp"
 #include "ringlab/topology/topology.hpp"
@@ -200,8 +199,8 @@ class Schedule {
   int rank_count_;
   std::size_t channels_ = 1;
   std::vector<EndpointInfo> endpoints_;
-  std::vector<Op, BigBufferAllocator<Op>> ops_;
-  std::vector<OpId, BigBufferAllocator<OpId>> deps_;
+  std::vector<Op> ops_;
+  std::vector<OpId> deps_;
 };
 
 /// nccl-tests' bus-bandwidth factor: AllReduce 2(n-1)/n, ReduceScatter/AllGather (n-1)/n,
