@@ -162,7 +162,9 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
                                              const DirectionCosts& costs) {
   const std::size_t channels = schedule.channel_count();
   if (channels < 2 || channels > UINT16_MAX || !OpIndex::fits(schedule.endpoints().size())) return std::nullopt;
-  const OpIndex index(schedule.ops());
+  // The index (12 bytes per op) goes before the quotient is built and comes back only if a move's
+  // routes fail to map.
+  std::optional<OpIndex> index;
   // Per class, the channels it uses; periods are all of them or two halves (NVLS: reduction
   // channels, then multicast channels). The largest orbit first.
   ChannelMoves moves;
@@ -183,8 +185,10 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
         if (pa < order || pb < order || pa % order != 0 || pb % order != 0) continue;
         moves.between_ranks = ChannelMove{std::uint16_t(pa), std::uint16_t(pa / order)};
         moves.other = ChannelMove{std::uint16_t(pb), std::uint16_t(pb / order)};
-        const auto image = op_map(schedule, index, moves);
+        if (!index) index.emplace(schedule.ops());
+        const auto image = op_map(schedule, *index, moves);
         if (!image) continue;
+        index.reset();
         if (auto fold = build(schedule, *image, moves, std::uint32_t(order), route, costs)) return fold;
       }
   return std::nullopt;
@@ -262,11 +266,11 @@ std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vect
           r.begin(), r.end(), [&](DirectionId e) { return fold.direction_rep_[e] == fold.direction_rep_[d]; }));
       if ((order * times) % fold.orbit_size_[d] != 0) return std::nullopt;
     }
-  if (!fold.build_quotient(rep_of)) return std::nullopt;
+  if (!fold.build_quotient(std::move(rep_of))) return std::nullopt;
   return fold;
 }
 
-bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
+bool ChannelFold::build_quotient(std::vector<OpId> rep_of) {
   const Schedule& s = *full_;
   const auto endpoints = s.endpoints();
   std::vector<DeviceId> rank_devices;
@@ -294,7 +298,6 @@ bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return true;
   };
-  rep_of_ = rep_of;
   for (OpId id = 0; id < ops.size(); ++id) {
     if (rep_of[id] != id || ops[id].kind == OpKind::Recv) continue;  // a Recv comes with its Send
     const Op& a = ops[id];
@@ -309,6 +312,7 @@ bool ChannelFold::build_quotient(const std::vector<OpId>& rep_of) {
       qid[id] = q.add_local(a.kind, a.at, a.peer, a.src, a.dst, a.chunk(), a.bytes, deps, a.channel, a.step);
     }
   }
+  rep_of_ = std::move(rep_of);
   full_of_.assign(q.ops().size(), kNoOp);
   for (OpId id = 0; id < ops.size(); ++id)
     if (qid[id] != kNoOp) full_of_[qid[id]] = id;

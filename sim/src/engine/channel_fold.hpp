@@ -70,7 +70,7 @@ class ChannelFold {
   static std::optional<ChannelFold> build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
                                           std::uint32_t order, const SendRoute& route, const DirectionCosts& costs);
   /// Fills quotient_, full_of_ and rep_of_; false when a kept op depends on a later orbit.
-  bool build_quotient(const std::vector<OpId>& rep_of);
+  bool build_quotient(std::vector<OpId> rep_of);
 
   const Schedule* full_;
   Schedule quotient_;
