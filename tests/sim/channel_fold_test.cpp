@@ -1,8 +1,8 @@
 // Exact channel symmetry (sim/src/engine/channel_fold.hpp) of explicit schedules (NCCL's rings are
 // compact schedules, which skip repeated steps instead): a run that simulates one channel of every
 // orbit must give the full run's time, per-rank finish times and per-direction statistics (to
-// rounding: the max-min sums run in another order), a critical path of real dependencies, and must
-// not fold at all when one link breaks the symmetry.
+// rounding: the max-min sums run in another order) and a critical path of real dependencies; a link
+// that breaks part of the symmetry leaves only the moves that keep it, and unequal channels none.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -47,15 +47,15 @@ Topology with_slow_link(const Topology& t, LinkId slow) {
   return out;
 }
 
-/// The link from the `index`-th NIC of host 0 into the fabric.
-LinkId nic_uplink(const Topology& t, int index) {
+/// The `index`-th link between the first leaf and a spine.
+LinkId leaf_uplink(const Topology& t, int index) {
   int seen = 0;
-  for (DeviceId d = 0; d < t.device_count(); ++d) {
-    if (t.device(d).kind != DeviceKind::Nic || t.device(d).host != 0 || seen++ != index) continue;
-    for (const Adjacency& a : t.neighbors(d))
-      if (t.device(a.peer).host == kNoHost) return a.link;
+  for (LinkId l = 0; l < t.link_count(); ++l) {
+    const DeviceKind a = t.device(t.link(l).a).kind, b = t.device(t.link(l).b).kind;
+    const bool uplink = (a == DeviceKind::Leaf && b == DeviceKind::Spine) || (a == DeviceKind::Spine && b == DeviceKind::Leaf);
+    if (uplink && seen++ == index) return l;
   }
-  FAIL("no such NIC");
+  FAIL("no such uplink");
   return 0;
 }
 
@@ -154,14 +154,30 @@ TEST_CASE("channel fold: the folded critical path is a chain of real dependencie
   CHECK(s.deps(OpId(path.front())).empty());
 }
 
-TEST_CASE("channel fold: one slower NIC breaks the symmetry, and the run is not folded", "[fold]") {
+TEST_CASE("channel fold: a slower spine link leaves only the channel moves that keep it, and the run still "
+          "equals the full one", "[fold]") {
+  // Channel c crosses spine c mod 8 (tree channels 2u + t for unit u): halving one leaf-spine link rules
+  // out moving units by 1 or 2 (spines move by 2 or 4); moving them by 4 (tree channels by 8) keeps
+  // every spine, so 2 channels still fold onto 1.
   const Topology base = dgx_h100_leaf_spine(4, 8, 1.0);
-  const Topology t = with_slow_link(base, nic_uplink(base, 3));
+  const Topology t = with_slow_link(base, leaf_uplink(base, 3));
   const Result folded = run(t, 256_MiB, nullptr, true);
   const Result full = run(t, 256_MiB, nullptr, false);
+  REQUIRE(folded.algorithm == "nccl:nvls_tree/simple");
+  CHECK(folded.channel_fold == 2);
+  CHECK(run(base, 256_MiB, nullptr, true).channel_fold == 8);
+  require_equal(folded, full);
+}
+
+TEST_CASE("channel fold: channels of unequal sizes do not fold, and the run is the full one to the bit", "[fold]") {
+  // 256 MiB and one more float: one channel's pieces are an element longer than the others'.
+  const Topology t = dgx_h100_leaf_spine(4, 8, 1.0);
+  const Bytes odd = 256_MiB + Bytes{4};
+  const Result folded = run(t, odd, nullptr, true);
+  const Result full = run(t, odd, nullptr, false);
+  REQUIRE(folded.algorithm == "nccl:nvls_tree/simple");
   CHECK(folded.channel_fold == 1);
   CHECK(folded.time == full.time);
   CHECK(folded.events == full.events);
-  // The symmetric cluster folds the same run.
-  CHECK(run(base, 256_MiB, nullptr, true).channel_fold >= 2);
+  CHECK(folded.critical_path == full.critical_path);
 }
