@@ -174,14 +174,14 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
     std::size_t& u = used[&moves.of(op) == &moves.between_ranks ? 0 : 1];
     u = std::max(u, std::size_t(op.channel) + 1);
   }
-  const auto periods = [](std::size_t n) {
+  // A class without ops takes any move of the order (one candidate, not two equal ones).
+  const auto periods = [](std::size_t n, std::size_t order) {
+    if (n == 0) return std::array<std::size_t, 2>{order, 0};
     return std::array<std::size_t, 2>{n, n % 2 == 0 ? n / 2 : 0};
   };
   for (std::size_t order = std::max(used[0], used[1]); order >= 2; --order)
-    for (std::size_t a : periods(used[0]))
-      for (std::size_t b : periods(used[1])) {
-        // A class without ops takes any move of the order.
-        const std::size_t pa = used[0] == 0 ? order : a, pb = used[1] == 0 ? order : b;
+    for (std::size_t pa : periods(used[0], order))
+      for (std::size_t pb : periods(used[1], order)) {
         if (pa < order || pb < order || pa % order != 0 || pb % order != 0) continue;
         moves.between_ranks = ChannelMove{std::uint16_t(pa), std::uint16_t(pa / order)};
         moves.other = ChannelMove{std::uint16_t(pb), std::uint16_t(pb / order)};
