@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ringlab/sim/collectives.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/generators.hpp"
@@ -180,4 +181,58 @@ TEST_CASE("channel fold: channels of unequal sizes do not fold, and the run is t
   CHECK(folded.time == full.time);
   CHECK(folded.events == full.events);
   CHECK(folded.critical_path == full.critical_path);
+}
+
+TEST_CASE("channel fold: the quotient built without the full schedule runs exactly as the fold of the full one",
+          "[fold]") {
+  // Simulator::run(ranks, spec) builds only the kept channels of a long pipeline; the fold of the
+  // full schedule (Simulator::run(schedule)) must be the same schedule op for op, so the two runs agree
+  // to the bit, and both with the unfolded run to rounding.
+  struct Case {
+    int nodes, spines;
+    Bytes message;
+    const char* algo;
+  };
+  const Case c = GENERATE(Case{4, 8, 256_MiB, nullptr},  // NVLS-Tree: 8 channels onto 1
+                          Case{6, 4, 96_MiB, "Tree"},     // rail trees: channels 2u + t
+                          Case{2, 2, 64_MiB, "NVLSTree"});
+  CAPTURE(c.nodes, c.spines, c.message.count(), c.algo ? c.algo : "auto");
+  const Topology t = dgx_h100_leaf_spine(c.nodes, c.spines, 1.0);
+  const std::vector<DeviceId> ranks = t.gpus();
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::Nccl;
+  spec.message = c.message;
+  if (c.algo) set_nccl_env(spec.nccl_env, "NCCL_ALGO", c.algo);
+  REQUIRE_FALSE(nccl_view(t, ranks, spec.nccl_env));
+  const NcclResolved nccl = nccl_resolve(t, ranks, spec);
+  REQUIRE(nccl.choice.unavailable.empty());
+  const CollectiveSpec& concrete = nccl.spec;
+  REQUIRE(concrete.chunk.count() > 0);
+  CHECK(concrete.message.count() / concrete.channels / concrete.chunk.count() >= 8);  // long enough to build directly
+  SimOptions options;
+  options.calibration = Calibration::nccl();
+  options.protocol = nccl.choice.protocol;
+  options.link_latencies = false;
+  options.ecmp = EcmpPolicy::Channel;
+  options.record_rank_finish = true;
+  const Result direct = Simulator(t, options).run(ranks, concrete);
+  const Schedule full_schedule = build_schedule(t, ranks, concrete);
+  const Result via_full = Simulator(t, options).run(full_schedule);
+  REQUIRE(direct.channel_fold >= 2);
+  CHECK(direct.channel_fold == via_full.channel_fold);
+  CHECK(direct.time == via_full.time);
+  CHECK(direct.rank_finish == via_full.rank_finish);
+  CHECK(direct.events == via_full.events);
+  CHECK(direct.flows == via_full.flows);
+  CHECK(direct.rate_updates == via_full.rate_updates);
+  CHECK(direct.critical_path.size() == via_full.critical_path.size());
+  REQUIRE(direct.directions.size() == via_full.directions.size());
+  for (std::size_t i = 0; i < direct.directions.size(); ++i) {
+    CHECK(direct.directions[i].direction == via_full.directions[i].direction);
+    CHECK(direct.directions[i].bytes == via_full.directions[i].bytes);
+    CHECK(direct.directions[i].busy == via_full.directions[i].busy);
+  }
+  CHECK(direct.bottlenecks == via_full.bottlenecks);
+  options.fold_channels = false;
+  require_equal(direct, Simulator(t, options).run(full_schedule));
 }

@@ -135,12 +135,13 @@ std::string schedule_name(const CollectiveSpec& spec) {
   return name;
 }
 
-Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
+Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec,
+               detail::ChannelFilter* filter = nullptr) {
   Schedule schedule(spec.collective, schedule_name(spec), spec.message, ranks);
   schedule.set_payload(spec.payload);
   if (spec.collective == Collective::Broadcast || spec.collective == Collective::Reduce) schedule.set_root(spec.root);
   if (ranks.size() < 2) return schedule;
-  detail::Builder b(schedule, spec.payload);
+  detail::Builder b(schedule, spec.payload, filter);
   detail::Group group(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) group[r] = Endpoint(r);
   if (spec.payload.sparse()) {
@@ -172,6 +173,11 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 }
 
 }  // namespace
+
+Schedule detail::build_channels(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec,
+                                ChannelFilter& filter) {
+  return build(topology, ranks, spec, &filter);
+}
 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   detail::validate_spec(topology, ranks, spec);

@@ -352,7 +352,47 @@ std::size_t Builder::LastSend::probe(Endpoint a, Endpoint b, std::uint16_t chann
   }
 }
 
-Builder::Builder(Schedule& schedule, const Payload& payload) : schedule_(schedule), payload_(payload) {}
+Builder::Builder(Schedule& schedule, const Payload& payload, ChannelFilter* filter)
+    : schedule_(schedule), payload_(payload), filter_(filter) {}
+
+namespace {
+
+/// Every channel's items have the sizes channel 0's have, in the same order (items in channel order).
+template <class T, class Sizes>
+bool even_over_channels(const std::vector<T>& items, int channels, Sizes&& sizes) {
+  std::vector<std::vector<std::int64_t>> per(std::size_t(std::max(channels, 1)));
+  for (const T& item : items) {
+    if (item.channel >= per.size()) return false;
+    sizes(item, per[item.channel]);
+  }
+  return std::all_of(per.begin(), per.end(), [&](const auto& p) { return p == per.front(); });
+}
+
+template <class T>
+std::vector<T> kept_only(std::vector<T> items, const ChannelFilter& filter) {
+  std::erase_if(items, [&](const T& item) { return item.channel >= filter.keep.size() || !filter.keep[item.channel]; });
+  return items;
+}
+
+}  // namespace
+
+std::vector<Piece> Builder::pieces(Range whole, int channels, Bytes chunk) {
+  std::vector<Piece> all = split_pieces(whole, channels, chunk, elem());
+  if (!filter_) return all;
+  if (!even_over_channels(all, channels, [](const Piece& p, auto& out) { out.push_back(p.range.bytes.count()); }))
+    filter_->uniform = false;
+  return kept_only(std::move(all), *filter_);
+}
+
+std::vector<Unit> Builder::units(Range whole, int groups, int channels, Bytes chunk, Layout layout) {
+  std::vector<Unit> all = split_units(whole, groups, channels, chunk, layout, elem());
+  if (!filter_) return all;
+  const auto sizes = [](const Unit& u, auto& out) {
+    for (const Range& r : u.blocks) out.push_back(r.bytes.count());
+  };
+  if (!even_over_channels(all, channels, sizes)) filter_->uniform = false;
+  return kept_only(std::move(all), *filter_);
+}
 
 void Builder::grow(Endpoint e) {
   if (dense_.size() <= e) dense_.resize(e + 1);

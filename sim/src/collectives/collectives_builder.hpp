@@ -46,6 +46,15 @@ std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int
 /// Units for a block algorithm over `groups` owners; every block piece is at most `chunk` bytes.
 std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem);
 
+/// Builds only some channels' share of a schedule (the channel fold's quotient, built directly; see
+/// engine/channel_fold.hpp): pieces and units of channels whose `keep` entry is false are dropped at
+/// the split. `uniform` turns false when a split gives some channel pieces of other sizes than
+/// channel 0's, since the quotient then stands for nothing.
+struct ChannelFilter {
+  std::vector<bool> keep;  ///< per piece channel
+  bool uniform = true;
+};
+
 /// Non-overlapping byte intervals [start, end) of one endpoint's buffer, each mapped to the op that
 /// wrote it, in start order. Stored as a short list of sorted blocks (each at most kMaxBlock entries)
 /// so lookups are two binary searches over contiguous memory and an insertion moves at most one
@@ -92,11 +101,16 @@ class IntervalMap {
 /// That is what makes chunked steps pipeline rather than all start at once.
 class Builder {
  public:
-  Builder(Schedule& schedule, const Payload& payload);
+  /// `filter` (optional, outlives the builder): build only its kept channels.
+  Builder(Schedule& schedule, const Payload& payload, ChannelFilter* filter = nullptr);
 
   Schedule& schedule() { return schedule_; }
   const Payload& payload() const { return payload_; }
   std::int64_t elem() const { return payload_.element_bytes(); }
+
+  /// split_pieces / split_units at this payload's element size, less the channels the filter drops.
+  std::vector<Piece> pieces(Range whole, int channels, Bytes chunk);
+  std::vector<Unit> units(Range whole, int groups, int channels, Bytes chunk, Layout layout);
 
   /// Ops that produced the dense bytes of `r` at `e` (none where the data is the initial input),
   /// sorted and unique.
@@ -162,6 +176,7 @@ class Builder {
 
   Schedule& schedule_;
   Payload payload_;
+  ChannelFilter* filter_;
   Bytes sparse_part_;
   std::vector<IntervalMap> dense_;
   std::vector<IntervalMap> wire_;
@@ -265,5 +280,10 @@ void collnet_chain_allreduce(Builder& b, const Topology& topology, const Group& 
                              RingOrders orders, std::span<const HostId> hosts);
 /// Top-k sparse AllReduce: encode, allgather of sparse parts with `algorithm`, decode each part.
 void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec& spec, Algorithm algorithm);
+
+/// build_schedule for a concrete algorithm (not nccl), already validated, with only the channels
+/// `filter` keeps (the filter's `uniform` says whether every split was even across channels).
+Schedule build_channels(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec,
+                        ChannelFilter& filter);
 
 }  // namespace ringlab::sim::detail

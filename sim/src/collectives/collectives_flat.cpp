@@ -29,7 +29,7 @@ void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   const RingOrders orders = spec.channel_rings;
   switch (spec.collective) {
     case Collective::AllReduce: {
-      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const auto units = b.units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor);
       // Reduce: send, recv, reduce (deps: producer, connection, recv); copy: send, recv.
       if (!b.payload().quantized()) reserve_ring(b, units, p, 3 + 2, 4 + 2);
       const std::uint32_t steps = ring_reduce_scatter(b, ranks, units, 0, orders);
@@ -37,25 +37,25 @@ void build_ring(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
       return;
     }
     case Collective::ReduceScatter:
-      ring_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+      ring_reduce_scatter(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor), 0,
                           orders);
       return;
     case Collective::AllGather:
-      ring_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0,
+      ring_allgather(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor), 0,
                      orders);
       return;
     case Collective::Broadcast:
-      chain_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
+      chain_broadcast(b, ranks, spec.root, b.pieces(whole, spec.channels, spec.chunk), 0, orders);
       return;
     case Collective::Reduce:
-      chain_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0, orders);
+      chain_reduce(b, ranks, spec.root, b.pieces(whole, spec.channels, spec.chunk), 0, orders);
       return;
   }
 }
 
 void build_tree(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec,
                 std::span<const HostId> hosts) {
-  const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
+  const auto pieces = b.pieces(whole_buffer(spec), spec.channels, spec.chunk);
   switch (spec.collective) {
     case Collective::AllReduce:
       if (spec.host_chains && !spec.channel_rings.empty() && spec.inter == InterAlgorithm::InNetwork)
@@ -78,16 +78,16 @@ void build_halving_doubling(Builder& b, const Group& ranks, const CollectiveSpec
   const int p = rank_count(ranks);
   switch (spec.collective) {
     case Collective::AllReduce: {
-      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const auto units = b.units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor);
       const std::uint32_t steps = hd_reduce_scatter(b, ranks, units, 0);
       hd_allgather(b, ranks, units, steps);
       return;
     }
     case Collective::ReduceScatter:
-      hd_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      hd_reduce_scatter(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor), 0);
       return;
     case Collective::AllGather:
-      hd_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      hd_allgather(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor), 0);
       return;
     case Collective::Broadcast:
     case Collective::Reduce: break;
@@ -100,29 +100,29 @@ void build_direct(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
   const int p = rank_count(ranks);
   switch (spec.collective) {
     case Collective::AllReduce: {
-      const auto units = split_units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+      const auto units = b.units(whole, p, spec.channels, spec.chunk, Layout::PieceMajor);
       const std::uint32_t steps = direct_reduce_scatter(b, ranks, units, 0);
       direct_allgather(b, ranks, units, steps);
       return;
     }
     case Collective::ReduceScatter:
-      direct_reduce_scatter(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()),
+      direct_reduce_scatter(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor),
                             0);
       return;
     case Collective::AllGather:
-      direct_allgather(b, ranks, split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()), 0);
+      direct_allgather(b, ranks, b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor), 0);
       return;
     case Collective::Broadcast:
-      star_broadcast(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      star_broadcast(b, ranks, spec.root, b.pieces(whole, spec.channels, spec.chunk), 0);
       return;
     case Collective::Reduce:
-      star_reduce(b, ranks, spec.root, split_pieces(whole, spec.channels, spec.chunk, b.elem()), 0);
+      star_reduce(b, ranks, spec.root, b.pieces(whole, spec.channels, spec.chunk), 0);
       return;
   }
 }
 
 void build_reduce_broadcast(Builder& b, const Group& ranks, const CollectiveSpec& spec) {
-  const auto pieces = split_pieces(whole_buffer(spec), spec.channels, spec.chunk, b.elem());
+  const auto pieces = b.pieces(whole_buffer(spec), spec.channels, spec.chunk);
   switch (spec.collective) {
     case Collective::AllReduce: {
       const std::uint32_t steps = star_reduce(b, ranks, spec.root, pieces, 0);

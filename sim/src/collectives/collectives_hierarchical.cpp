@@ -184,7 +184,7 @@ void leader_reduce(Builder& b, const std::vector<Group>& nodes, const RootPlace&
 }
 
 void build_leader(Builder& b, const std::vector<Group>& nodes, const CollectiveSpec& spec, const Inter& inter) {
-  const auto pieces = split_pieces(Range{Bytes{}, spec.message}, spec.channels, spec.chunk, b.elem());
+  const auto pieces = b.pieces(Range{Bytes{}, spec.message}, spec.channels, spec.chunk);
   const RootPlace root = place_of(nodes, Endpoint(spec.root));
   switch (spec.collective) {
     case Collective::AllReduce: leader_allreduce(b, nodes, pieces, inter); return;
@@ -331,7 +331,7 @@ void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpe
   const int local = int(nodes.front().size());
   const RootPlace root = place_of(nodes, Endpoint(spec.root));
   const auto by_local = [&] {
-    return split_units(whole, local, spec.channels, spec.chunk, Layout::PieceMajor, b.elem());
+    return b.units(whole, local, spec.channels, spec.chunk, Layout::PieceMajor);
   };
   switch (spec.collective) {
     case Collective::AllReduce:
@@ -346,7 +346,7 @@ void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpe
     case Collective::AllGather: break;
   }
   const int p = local * int(nodes.size());
-  const auto owner_units = split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem());
+  const auto owner_units = b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor);
   if (spec.collective == Collective::ReduceScatter)
     rail_reduce_scatter(b, nodes, owner_units);
   else

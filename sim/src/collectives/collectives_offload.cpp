@@ -171,7 +171,7 @@ void build_parameter_server(Builder& b, const Topology& topology, const Group& r
   }
   const int s_count = int(servers.size());
   const auto units =
-      split_units(Range{Bytes{}, spec.message}, s_count, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem());
+      b.units(Range{Bytes{}, spec.message}, s_count, spec.channels, spec.chunk, Layout::OwnerMajor);
   for (const Unit& u : units)
     for (int s = 0; s < s_count; ++s) {
       const Range& shard = u.blocks[std::size_t(s)];
@@ -301,23 +301,23 @@ void build_in_network(Builder& b, const Topology& topology, const Group& ranks, 
   const Group root_only{ranks[std::size_t(spec.root)]};
   switch (spec.collective) {
     case Collective::AllReduce:
-      for (const Piece& piece : split_pieces(whole, spec.channels, spec.chunk, b.elem()))
+      for (const Piece& piece : b.pieces(whole, spec.channels, spec.chunk))
         aggregate(piece.range, piece.channel, ranks, ranks);
       return;
     case Collective::Reduce:
-      for (const Piece& piece : split_pieces(whole, spec.channels, spec.chunk, b.elem()))
+      for (const Piece& piece : b.pieces(whole, spec.channels, spec.chunk))
         aggregate(piece.range, piece.channel, ranks, root_only);
       return;
     case Collective::Broadcast:
-      for (const Piece& piece : split_pieces(whole, spec.channels, spec.chunk, b.elem()))
+      for (const Piece& piece : b.pieces(whole, spec.channels, spec.chunk))
         aggregate(piece.range, piece.channel, root_only, others(spec.root));
       return;
     case Collective::ReduceScatter:
-      for (const Unit& u : split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()))
+      for (const Unit& u : b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor))
         for (int o = 0; o < p; ++o) aggregate(u.blocks[std::size_t(o)], u.channel, ranks, Group{ranks[std::size_t(o)]});
       return;
     case Collective::AllGather:
-      for (const Unit& u : split_units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor, b.elem()))
+      for (const Unit& u : b.units(whole, p, spec.channels, spec.chunk, Layout::OwnerMajor))
         for (int o = 0; o < p; ++o)
           aggregate(u.blocks[std::size_t(o)], u.channel, Group{ranks[std::size_t(o)]}, others(o));
       return;

@@ -334,6 +334,28 @@ void ChannelFold::fold_route(std::span<const DirectionId> route, std::vector<Dir
 }
 
 void ChannelFold::unfold(Result& result, std::size_t bottleneck_count) const {
+  unfold_links(result, bottleneck_count);
+  // The critical path, last op first: each step back takes the real predecessor whose orbit the
+  // quotient's step names (it exists: the full schedule maps onto itself).
+  std::vector<std::uint64_t>& path = result.critical_path;
+  if (path.empty()) return;
+  const Schedule& s = *full_;
+  OpId at = full_of_[path.back()];
+  path.back() = at;
+  for (std::size_t i = path.size() - 1; i-- > 0;) {
+    const OpId want = full_of_[path[i]];
+    OpId found = kNoOp;
+    for (OpId d : s.deps(at))
+      if (rep_of_[d] == want) found = d;
+    const Op& op = s.op(at);
+    if (op.kind == OpKind::Recv && rep_of_[op.match] == want) found = op.match;
+    assert(found != kNoOp && "a quotient step names no predecessor's orbit");
+    at = found == kNoOp ? want : found;
+    path[i] = at;
+  }
+}
+
+void ChannelFold::unfold_links(Result& result, std::size_t bottleneck_count) const {
   std::vector<DirectionStats> all;
   for (const DirectionStats& stats : result.directions) {
     const std::vector<DirectionId>& members = orbit_members_[stats.direction];
@@ -350,26 +372,32 @@ void ChannelFold::unfold(Result& result, std::size_t bottleneck_count) const {
   std::sort(all.begin(), all.end(), [](const DirectionStats& a, const DirectionStats& b) { return a.direction < b.direction; });
   result.directions = std::move(all);
   result.bottlenecks = rank_bottlenecks(result.directions, bottleneck_count);
-  // The critical path, last op first: each step back takes the real predecessor whose orbit the
-  // quotient's step names (it exists: the full schedule maps onto itself).
-  std::vector<std::uint64_t>& path = result.critical_path;
-  if (!path.empty()) {
-    const Schedule& s = *full_;
-    OpId at = full_of_[path.back()];
-    path.back() = at;
-    for (std::size_t i = path.size() - 1; i-- > 0;) {
-      const OpId want = full_of_[path[i]];
-      OpId found = kNoOp;
-      for (OpId d : s.deps(at))
-        if (rep_of_[d] == want) found = d;
-      const Op& op = s.op(at);
-      if (op.kind == OpKind::Recv && rep_of_[op.match] == want) found = op.match;
-      assert(found != kNoOp && "a quotient step names no predecessor's orbit");
-      at = found == kNoOp ? want : found;
-      path[i] = at;
-    }
-  }
   result.channel_fold = order_;
+}
+
+bool same_ops(const Schedule& a, const Schedule& b) {
+  const auto x = a.ops(), y = b.ops();
+  if (x.size() != y.size() || a.endpoints().size() != b.endpoints().size()) return false;
+  for (std::size_t e = 0; e < a.endpoints().size(); ++e)
+    if (a.endpoints()[e].device != b.endpoints()[e].device || a.endpoints()[e].role != b.endpoints()[e].role)
+      return false;
+  std::vector<OpId> da, db;
+  for (OpId id = 0; id < x.size(); ++id) {
+    const Op& p = x[id];
+    const Op& q = y[id];
+    if (p.first != q.first || p.count != q.count || p.bytes != q.bytes || p.at != q.at || p.peer != q.peer ||
+        p.match != q.match || p.step != q.step || p.channel != q.channel || p.kind != q.kind || p.src != q.src ||
+        p.dst != q.dst || p.mode != q.mode)
+      return false;
+    da.assign(a.deps(id).begin(), a.deps(id).end());
+    db.assign(b.deps(id).begin(), b.deps(id).end());
+    std::sort(da.begin(), da.end());
+    std::sort(db.begin(), db.end());
+    da.erase(std::unique(da.begin(), da.end()), da.end());
+    db.erase(std::unique(db.begin(), db.end()), db.end());
+    if (da != db) return false;
+  }
+  return true;
 }
 
 }  // namespace ringlab::sim::detail

@@ -62,6 +62,9 @@ class ChannelFold {
   /// Turns the quotient run's result into the full schedule's: statistics of every direction of an
   /// orbit (its representative's), bottlenecks ranked again, the critical path through real ops.
   void unfold(Result& result, std::size_t bottleneck_count) const;
+  /// unfold() less the critical path, which stays in quotient op ids: for a quotient built directly
+  /// (build_channels), whose ops are not this fold's quotient's.
+  void unfold_links(Result& result, std::size_t bottleneck_count) const;
 
  private:
   ChannelFold(const Schedule& full, Schedule quotient) : full_(&full), quotient_(std::move(quotient)) {}
@@ -82,5 +85,8 @@ class ChannelFold {
   std::vector<std::uint32_t> orbit_size_;
   std::vector<std::vector<DirectionId>> orbit_members_;  ///< per representative with orbit > 1
 };
+
+/// The same ops in the same order: every field, matched op and dependency set equal.
+bool same_ops(const Schedule& a, const Schedule& b);
 
 }  // namespace ringlab::sim::detail

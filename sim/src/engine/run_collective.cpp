@@ -50,7 +50,7 @@ CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& re
         out.result = simulator.run(*compact);
         return out;
       }
-      out.result = simulator.run(build_schedule(topology, ranks, spec));
+      out.result = simulator.run(ranks, spec);
       return out;
     }
     schedule.emplace(build_schedule(topology, ranks, spec));

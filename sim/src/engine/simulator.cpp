@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/collectives_builder.hpp"
 #include "engine/channel_fold.hpp"
 #include "engine/engine_common.hpp"
 #include "engine/event_queue.hpp"
@@ -933,6 +934,76 @@ Result Simulator::run(const Schedule& schedule) {
   ExplicitDag dag(schedule);
   Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag);
   return run.execute();
+}
+
+namespace {
+
+/// Pieces per channel from which building the quotient directly pays for its probe (below, the
+/// full schedule is small and ChannelFold::find proves the fold on it).
+constexpr std::int64_t kQuotientMinPieces = 8;
+
+/// Keep masks over `channels` piece channels for a fold of `order`: c mod P < P / order, for P all of
+/// them or half (the moves ChannelFold::find tries, read on the pieces rather than the ops).
+std::vector<std::vector<bool>> keep_candidates(int channels, std::uint32_t order) {
+  std::vector<std::vector<bool>> out;
+  for (const int period : {channels, channels % 2 == 0 ? channels / 2 : 0}) {
+    if (period == 0 || period % int(order) != 0) continue;
+    std::vector<bool> keep(std::size_t(channels), false);
+    for (int c = 0; c < channels; ++c) keep[std::size_t(c)] = c % period < period / int(order);
+    out.push_back(std::move(keep));
+  }
+  return out;
+}
+
+}  // namespace
+
+// A long pipeline's full schedule is what the channel fold costs (nccl1024: 11.5M ops, most of the
+// time and memory), so it is not built. A probe of the same spec with two pieces per channel (same
+// ranks, channels, groups and routes) is built in full and ChannelFold::find proves its fold; the
+// keep mask whose filtered build (detail::build_channels) is op for op that fold's quotient is
+// taken; and the real size is built with that mask alone, provided every split is even over the
+// channels (ChannelFilter::uniform). The builders treat every channel alike apart from its pieces
+// and routes, so equal pieces and the probe's proof make the real quotient exact;
+// tests/sim/channel_fold_test.cpp compares it with full runs. Anything else: nullopt.
+std::optional<Result> Simulator::run_quotient(std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
+  const Engine& e = *engine_;
+  if (!e.options.fold_channels || e.options.record_timeline || spec.algorithm == Algorithm::Nccl ||
+      spec.payload.sparse() || spec.channels < 2 || spec.chunk.count() <= 0)
+    return std::nullopt;
+  if (spec.message.count() / spec.channels / spec.chunk.count() < kQuotientMinPieces) return std::nullopt;
+  detail::validate_spec(e.topology, ranks, spec);
+  const std::int64_t elem = spec.payload.element_bytes();
+  CollectiveSpec probe_spec = spec;
+  const std::int64_t half = (spec.message.count() / spec.channels + 1) / 2;
+  probe_spec.chunk = Bytes{(half + elem - 1) / elem * elem};
+  const Schedule probe = build_schedule(e.topology, ranks, probe_spec);
+  const auto route = [&](const Op& send) {
+    const DeviceId src = probe.endpoints()[send.at].device, dst = probe.endpoints()[send.peer].device;
+    if (src == dst) return std::vector<DirectionId>{};
+    return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
+  };
+  const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
+  const auto fold = ChannelFold::find(probe, route, costs);
+  if (!fold) return std::nullopt;
+  for (std::vector<bool>& keep : keep_candidates(spec.channels, fold->order())) {
+    detail::ChannelFilter probe_filter{keep};
+    if (!detail::same_ops(detail::build_channels(e.topology, ranks, probe_spec, probe_filter), fold->quotient()))
+      continue;
+    detail::ChannelFilter filter{std::move(keep)};
+    Schedule quotient = detail::build_channels(e.topology, ranks, spec, filter);
+    if (!filter.uniform) return std::nullopt;
+    ExplicitDag dag(quotient);
+    Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
+    Result result = run.execute();
+    fold->unfold_links(result, e.options.bottleneck_count);
+    return result;
+  }
+  return std::nullopt;
+}
+
+Result Simulator::run(std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
+  if (auto result = run_quotient(ranks, spec)) return std::move(*result);
+  return run(build_schedule(engine_->topology, ranks, spec));
 }
 
 Result Simulator::run(const CompactSchedule& schedule) {

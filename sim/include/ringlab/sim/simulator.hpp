@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -103,12 +104,19 @@ class Simulator {
   /// per-op timeline only when SimOptions::record_timeline asks for it, below 2^32 ops). With
   /// SimOptions::exact_shortcuts, steps that repeat the previous one exactly are skipped.
   Result run(const CompactSchedule& schedule);
+  /// Builds and runs build_schedule(topology(), ranks, spec): the same Result as run() on that
+  /// schedule, except that with SimOptions::fold_channels a long pipeline whose channels fold (see
+  /// fold_channels) is built for the kept channels only, never in full, and its critical_path then
+  /// names ops of that quotient. Throws std::invalid_argument as build_schedule does.
+  Result run(std::span<const DeviceId> ranks, const CollectiveSpec& spec);
 
   const Topology& topology() const;
   const SimOptions& options() const;
 
  private:
   struct Engine;
+  /// run(ranks, spec) through a quotient built directly, or nullopt where that does not apply.
+  std::optional<Result> run_quotient(std::span<const DeviceId> ranks, const CollectiveSpec& spec);
   std::unique_ptr<Engine> engine_;
 };
 
