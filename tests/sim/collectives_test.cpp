@@ -352,6 +352,95 @@ TEST_CASE("in_network: NVLS on a node's NVSwitch is nearer than SHARP on the lea
   CHECK(c.topology.device(*sw).kind == DeviceKind::NvSwitch);
 }
 
+namespace {
+
+/// find_reducing_switch's choice by brute force: a full breadth-first search from every rank (the same
+/// rules: no forwarding through GPUs or another host's internals, whose NIC is reached only), then
+/// the smallest (worst hop count, total, id).
+std::optional<DeviceId> reducing_switch_by_brute_force(const Topology& t, const std::vector<DeviceId>& ranks) {
+  constexpr long kFar = 1L << 40;
+  std::vector<std::vector<long>> dist;
+  for (DeviceId src : ranks) {
+    std::vector<long> d(t.device_count(), kFar);
+    const HostId home = t.device(src).host;
+    d[src] = 0;
+    std::vector<DeviceId> queue{src};
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      const DeviceId at = queue[i];
+      if (at != src && t.device(at).kind == DeviceKind::Gpu) continue;
+      for (const Adjacency& adj : t.neighbors(at)) {
+        const Device& peer = t.device(adj.peer);
+        if (d[adj.peer] != kFar) continue;
+        const bool foreign = is_host_internal(peer.kind) && peer.host != kNoHost && peer.host != home;
+        if (foreign && peer.kind != DeviceKind::Nic) continue;
+        d[adj.peer] = d[at] + 1;
+        if (!foreign) queue.push_back(adj.peer);
+      }
+    }
+    dist.push_back(std::move(d));
+  }
+  std::optional<DeviceId> best;
+  std::pair<long, long> best_cost;
+  for (DeviceId sw = 0; sw < t.device_count(); ++sw) {
+    if (!t.device(sw).in_network_reduction) continue;
+    long worst = 0, total = 0;
+    for (const auto& d : dist) {
+      worst = std::max(worst, d[sw]);
+      total += d[sw];
+    }
+    if (worst >= kFar) continue;
+    if (!best || std::pair{worst, total} < best_cost) {
+      best = sw;
+      best_cost = {worst, total};
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("in_network: the reducing switch found level by level is the brute-force search's", "[collectives]") {
+  struct Case {
+    NodeTemplate node;
+    FabricKind fabric;
+    bool sharp;
+  };
+  const Case c = GENERATE(Case{NodeTemplate::DgxH100, FabricKind::LeafSpine, false},
+                          Case{NodeTemplate::DgxH100, FabricKind::LeafSpine, true},
+                          Case{NodeTemplate::DgxA100, FabricKind::RailOptimized, true},
+                          Case{NodeTemplate::DgxA100, FabricKind::SingleSwitch, false});
+  ClusterSpec spec;
+  spec.nodes = 4;
+  spec.node = node_template(c.node);
+  spec.fabric.kind = c.fabric;
+  if (c.fabric == FabricKind::LeafSpine) spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.in_network_reduction = c.sharp;
+  const Topology t = make_cluster(spec);
+  const std::vector<DeviceId> gpus = t.gpus();
+  CAPTURE(int(c.node), int(c.fabric), c.sharp);
+  // Every node's GPUs (NVLS), the first GPU of every node (SHARP, or none), all GPUs, two GPUs of
+  // different nodes, and one GPU.
+  std::vector<std::vector<DeviceId>> groups;
+  std::vector<DeviceId> heads;
+  for (std::size_t n = 0; n < 4; ++n) {
+    groups.emplace_back(gpus.begin() + std::ptrdiff_t(8 * n), gpus.begin() + std::ptrdiff_t(8 * n + 8));
+    heads.push_back(gpus[8 * n]);
+  }
+  groups.push_back(heads);
+  groups.push_back(gpus);
+  groups.push_back({gpus[3], gpus[12]});
+  groups.push_back({gpus[5]});
+  std::size_t found = 0;
+  for (const std::vector<DeviceId>& g : groups) {
+    CAPTURE(g);
+    const std::optional<DeviceId> sw = find_reducing_switch(t, g);
+    CHECK(sw == reducing_switch_by_brute_force(t, g));
+    found += sw ? 1 : 0;
+  }
+  // NVSwitches with NVLS (DGX H100) and SHARP switches give the comparison something to find.
+  CHECK((found > 0) == (c.sharp || c.node == NodeTemplate::DgxH100));
+}
+
 TEST_CASE("in_network without a reducing switch is rejected with a clear message", "[collectives]") {
   const Cluster c = cluster_for(4, false);
   CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::InNetwork, 1_MiB)),

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 #include "collectives/collectives_builder.hpp"
 
@@ -15,32 +16,6 @@ namespace ringlab::sim {
 namespace {
 
 constexpr int kUnreached = std::numeric_limits<int>::max();
-
-/// Hop counts from `src` without forwarding through GPUs or through another host's internals
-/// (the same rules the Router follows).
-std::vector<int> hop_counts(const Topology& topology, DeviceId src) {
-  std::vector<int> dist(topology.device_count(), kUnreached);
-  const HostId home = topology.device(src).host;
-  dist[src] = 0;
-  std::deque<DeviceId> queue{src};
-  while (!queue.empty()) {
-    const DeviceId at = queue.front();
-    queue.pop_front();
-    if (at != src && topology.device(at).kind == DeviceKind::Gpu) continue;
-    for (const Adjacency& adj : topology.neighbors(at)) {
-      const Device& peer = topology.device(adj.peer);
-      if (dist[adj.peer] != kUnreached) continue;
-      // Another host's internals are not crossed (devices outside every host, such as a multi-node
-      // NVLink switch, are fabric); its NIC is reached, not crossed.
-      const bool foreign = is_host_internal(peer.kind) && peer.host != kNoHost && peer.host != home;
-      if (foreign && peer.kind != DeviceKind::Nic) continue;
-      dist[adj.peer] = dist[at] + 1;
-      if (foreign) continue;
-      queue.push_back(adj.peer);
-    }
-  }
-  return dist;
-}
 
 /// SHARP's aggregation tree over the reducing switches: each rank reports to the first switch with
 /// in_network_reduction on its shortest path to the root, each such switch to the next one on the
@@ -105,28 +80,75 @@ AggregationTree aggregation_tree(const Topology& topology, std::span<const Devic
   return tree;
 }
 
+/// Whether some switch with in-network reduction could serve all of `ranks`: one inside a host is
+/// reached only from that host (the search crosses no other host's internals), so ranks on several
+/// hosts need one outside every host (SHARP, a multi-node NVLink switch).
+bool any_reducing_switch_candidate(const Topology& topology, std::span<const DeviceId> ranks) {
+  const HostId home = topology.device(ranks.front()).host;
+  const bool one_host =
+      std::all_of(ranks.begin(), ranks.end(), [&](DeviceId r) { return topology.device(r).host == home; });
+  for (DeviceId d = 0; d < topology.device_count(); ++d) {
+    const Device& dev = topology.device(d);
+    if (dev.in_network_reduction && (dev.host == kNoHost || (one_host && dev.host == home))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+// Level by level from every rank at once, forwarding through no GPU but the rank itself and through
+// no other host's internals (whose NIC is reached, not crossed): the first level L at which some
+// reducing switch is within L hops of every rank is the least worst case, and those switches'
+// totals are complete then (every distance is at most L), so the choice is the one a search of the
+// whole topology from every rank would make. The searches stop there: a node's NVSwitch costs one
+// hop from each of its GPUs, not a search of the whole cluster per GPU.
 std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span<const DeviceId> ranks) {
-  std::vector<std::vector<int>> dist;
-  for (DeviceId r : ranks) dist.push_back(hop_counts(topology, r));
-  std::optional<DeviceId> best;
-  std::pair<long, long> best_cost{kUnreached, kUnreached};
-  for (DeviceId d = 0; d < topology.device_count(); ++d) {
-    if (!topology.device(d).in_network_reduction) continue;
-    long worst = 0;
-    long total = 0;
-    for (const auto& from : dist) {
-      worst = std::max<long>(worst, from[d]);
-      total += from[d];
+  if (ranks.empty()) return std::nullopt;
+  // Levels stop only at a switch every rank reaches: where none can (NVSwitches, ranks on several
+  // hosts), say so at once instead of searching the whole fabric from every rank.
+  if (!any_reducing_switch_candidate(topology, ranks)) return std::nullopt;
+  struct Search {
+    DeviceId src;
+    HostId home;
+    std::vector<DeviceId> frontier;
+    std::unordered_set<DeviceId> seen;
+  };
+  std::vector<Search> searches;
+  for (DeviceId r : ranks) searches.push_back(Search{r, topology.device(r).host, {r}, {r}});
+  std::vector<std::uint32_t> reached(topology.device_count(), 0);
+  std::vector<long> total(topology.device_count(), 0);
+  std::vector<DeviceId> next;
+  for (long level = 0;; ++level) {
+    std::optional<DeviceId> best;
+    for (const Search& search : searches)
+      for (DeviceId d : search.frontier) {
+        if (!topology.device(d).in_network_reduction) continue;
+        total[d] += level;
+        if (++reached[d] == searches.size() && (!best || std::pair{total[d], d} < std::pair{total[*best], *best}))
+          best = d;
+      }
+    if (best) return best;
+    bool more = false;
+    for (Search& search : searches) {
+      next.clear();
+      for (DeviceId at : search.frontier) {
+        const Device& here = topology.device(at);
+        if (at != search.src && here.kind == DeviceKind::Gpu) continue;
+        // Another host's internals are not crossed (devices outside every host, such as a
+        // multi-node NVLink switch, are fabric); its NIC is reached, not crossed.
+        if (is_host_internal(here.kind) && here.host != kNoHost && here.host != search.home) continue;
+        for (const Adjacency& adj : topology.neighbors(at)) {
+          const Device& peer = topology.device(adj.peer);
+          const bool foreign = is_host_internal(peer.kind) && peer.host != kNoHost && peer.host != search.home;
+          if ((foreign && peer.kind != DeviceKind::Nic) || !search.seen.insert(adj.peer).second) continue;
+          next.push_back(adj.peer);
+        }
+      }
+      search.frontier.swap(next);
+      more = more || !search.frontier.empty();
     }
-    if (worst == kUnreached) continue;
-    if (!best || std::pair{worst, total} < best_cost) {
-      best = d;
-      best_cost = {worst, total};
-    }
+    if (!more) return std::nullopt;
   }
-  return best;
 }
 
 std::vector<DeviceId> default_parameter_servers(const Topology& topology, std::span<const DeviceId> ranks) {

@@ -375,6 +375,13 @@ void ChannelFold::unfold_links(Result& result, std::size_t bottleneck_count) con
   result.channel_fold = order_;
 }
 
+void ChannelFold::forget_schedules() {
+  full_ = nullptr;
+  quotient_ = Schedule(quotient_.collective(), quotient_.algorithm(), quotient_.message(), {});
+  rep_of_ = {};
+  full_of_ = {};
+}
+
 bool same_ops(const Schedule& a, const Schedule& b) {
   const auto x = a.ops(), y = b.ops();
   if (x.size() != y.size() || a.endpoints().size() != b.endpoints().size()) return false;

@@ -65,6 +65,9 @@ class ChannelFold {
   /// unfold() less the critical path, which stays in quotient op ids: for a quotient built directly
   /// (build_channels), whose ops are not this fold's quotient's.
   void unfold_links(Result& result, std::size_t bottleneck_count) const;
+  /// Drops the full schedule's reference and the quotient with its op maps, keeping what
+  /// fold_route() and unfold_links() need. unfold() and quotient() may not be called afterwards.
+  void forget_schedules();
 
  private:
   ChannelFold(const Schedule& full, Schedule quotient) : full_(&full), quotient_(std::move(quotient)) {}

@@ -976,29 +976,36 @@ std::optional<Result> Simulator::run_quotient(std::span<const DeviceId> ranks, c
   CollectiveSpec probe_spec = spec;
   const std::int64_t half = (spec.message.count() / spec.channels + 1) / 2;
   probe_spec.chunk = Bytes{(half + elem - 1) / elem * elem};
-  const Schedule probe = build_schedule(e.topology, ranks, probe_spec);
-  const auto route = [&](const Op& send) {
-    const DeviceId src = probe.endpoints()[send.at].device, dst = probe.endpoints()[send.peer].device;
-    if (src == dst) return std::vector<DirectionId>{};
-    return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
-  };
-  const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
-  const auto fold = ChannelFold::find(probe, route, costs);
-  if (!fold) return std::nullopt;
-  for (std::vector<bool>& keep : keep_candidates(spec.channels, fold->order())) {
-    detail::ChannelFilter probe_filter{keep};
-    if (!detail::same_ops(detail::build_channels(e.topology, ranks, probe_spec, probe_filter), fold->quotient()))
-      continue;
-    detail::ChannelFilter filter{std::move(keep)};
-    Schedule quotient = detail::build_channels(e.topology, ranks, spec, filter);
-    if (!filter.uniform) return std::nullopt;
-    ExplicitDag dag(quotient);
-    Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
-    Result result = run.execute();
-    fold->unfold_links(result, e.options.bottleneck_count);
-    return result;
+  std::optional<ChannelFold> fold;
+  std::vector<bool> keep;
+  {
+    const Schedule probe = build_schedule(e.topology, ranks, probe_spec);
+    const auto route = [&](const Op& send) {
+      const DeviceId src = probe.endpoints()[send.at].device, dst = probe.endpoints()[send.peer].device;
+      if (src == dst) return std::vector<DirectionId>{};
+      return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
+    };
+    const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
+    fold = ChannelFold::find(probe, route, costs);
+    if (!fold) return std::nullopt;
+    for (std::vector<bool>& candidate : keep_candidates(spec.channels, fold->order())) {
+      detail::ChannelFilter probe_filter{candidate};
+      if (detail::same_ops(detail::build_channels(e.topology, ranks, probe_spec, probe_filter), fold->quotient())) {
+        keep = std::move(candidate);
+        break;
+      }
+    }
+    if (keep.empty()) return std::nullopt;
+    fold->forget_schedules();  // the probe goes here; the fold keeps only its direction orbits
   }
-  return std::nullopt;
+  detail::ChannelFilter filter{std::move(keep)};
+  const Schedule quotient = detail::build_channels(e.topology, ranks, spec, filter);
+  if (!filter.uniform) return std::nullopt;
+  ExplicitDag dag(quotient);
+  Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
+  Result result = run.execute();
+  fold->unfold_links(result, e.options.bottleneck_count);
+  return result;
 }
 
 Result Simulator::run(std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
