@@ -81,7 +81,9 @@ struct Result {
 
   std::vector<DirectionStats> directions;  ///< link directions that carried bytes, by id
   std::vector<DirectionId> bottlenecks;    ///< most utilised link directions, highest first (ties by id)
-  /// Ops on the longest dependency chain, first to last (64-bit: compact schedules exceed OpId).
+  /// Ops on the longest dependency chain, first to last (64-bit: compact schedules exceed OpId). Ids of
+  /// the schedule run, except after Simulator::run(ranks, spec) built only the kept channels of a
+  /// fold (channel_fold > 1): then of that quotient, as the full schedule was never built.
   std::vector<std::uint64_t> critical_path;
   std::vector<OpSpan> timeline;           ///< every op, by op id (empty unless recorded)
 
