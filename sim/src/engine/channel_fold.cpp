@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "engine/engine_common.hpp"
 
@@ -26,9 +26,10 @@ struct ChannelMove {
 struct ChannelMoves {
   ChannelMove between_ranks, other;
   int ranks = 0;
-  const ChannelMove& of(const Op& op) const {
-    return int(op.at) < ranks && int(op.peer) < ranks ? between_ranks : other;
+  const ChannelMove& of(Endpoint at, Endpoint peer) const {
+    return int(at) < ranks && int(peer) < ranks ? between_ranks : other;
   }
+  const ChannelMove& of(const Op& op) const { return of(op.at, op.peer); }
 };
 
 namespace {
@@ -152,8 +153,88 @@ std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index,
   return image;
 }
 
-std::uint64_t connection_key(const Op& op) {
-  return (std::uint64_t(op.at) << (kEndpointBits + 16)) | (std::uint64_t(op.peer) << 16) | op.channel;
+std::uint64_t connection_key(Endpoint at, Endpoint peer, std::uint16_t channel) {
+  return (std::uint64_t(at) << (kEndpointBits + 16)) | (std::uint64_t(peer) << 16) | channel;
+}
+
+}  // namespace
+
+/// Every connection's route, computed once and only when asked for: a move's route map needs only
+/// the connections (a send's image has the same endpoints on the image channel), so it is checked
+/// before the op map, and a move whose routes do not map usually fails within the first connections.
+class ConnectionRoutes {
+ public:
+  struct Connection {
+    Endpoint at, peer;
+    std::uint16_t channel;
+    OpId send;  ///< its first Send
+  };
+
+  ConnectionRoutes(const Schedule& s, const SendRoute& route) : schedule_(s), route_(route) {
+    for (OpId id = 0; id < s.ops().size(); ++id) {
+      const Op& op = s.op(id);
+      if (op.kind != OpKind::Send) continue;
+      if (!index_.emplace(connection_key(op.at, op.peer, op.channel), std::uint32_t(connections_.size())).second)
+        continue;
+      connections_.push_back(Connection{op.at, op.peer, op.channel, id});
+    }
+    routes_.resize(connections_.size());
+    routed_.assign(connections_.size(), 0);
+  }
+  std::size_t size() const { return connections_.size(); }
+  const Connection& connection(std::uint32_t i) const { return connections_[i]; }
+  /// The connection's index, or kNone.
+  std::uint32_t find(Endpoint at, Endpoint peer, std::uint16_t channel) const {
+    const auto it = index_.find(connection_key(at, peer, channel));
+    return it == index_.end() ? kNone : it->second;
+  }
+  const std::vector<DirectionId>& route(std::uint32_t i) {
+    if (!routed_[i]) {
+      routes_[i] = route_(schedule_.op(connections_[i].send));
+      routed_[i] = 1;
+    }
+    return routes_[i];
+  }
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+ private:
+  const Schedule& schedule_;
+  const SendRoute& route_;
+  std::vector<Connection> connections_;  ///< in first-send order
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<std::vector<DirectionId>> routes_;
+  std::vector<char> routed_;
+};
+
+namespace {
+
+/// The map of the used directions that sends every connection's route, direction for direction, onto
+/// its image's, keeping capacity, latency and overhead; nullopt when there is none.
+std::optional<std::vector<DirectionId>> direction_map(ConnectionRoutes& routes, const ChannelMoves& moves,
+                                                      const DirectionCosts& costs) {
+  const std::size_t directions = costs.capacity.size();
+  std::vector<DirectionId> delta(directions, kNoDirection), inverse(directions, kNoDirection);
+  for (std::uint32_t i = 0; i < routes.size(); ++i) {
+    const ConnectionRoutes::Connection& c = routes.connection(i);
+    const std::uint32_t j = routes.find(c.at, c.peer, moves.of(c.at, c.peer).apply(c.channel));
+    if (j == ConnectionRoutes::kNone) return std::nullopt;
+    const std::vector<DirectionId>& from = routes.route(i);
+    const std::vector<DirectionId>& to = routes.route(j);
+    if (from.size() != to.size()) return std::nullopt;
+    for (std::size_t k = 0; k < from.size(); ++k) {
+      const DirectionId d = from[k], e = to[k];
+      if (delta[d] == kNoDirection && inverse[e] == kNoDirection) {
+        if (costs.capacity[d] != costs.capacity[e] || costs.latency[d] != costs.latency[e] ||
+            costs.overhead[d] != costs.overhead[e])
+          return std::nullopt;
+        delta[d] = e;
+        inverse[e] = d;
+      } else if (delta[d] != e || inverse[e] != d) {
+        return std::nullopt;
+      }
+    }
+  }
+  return delta;
 }
 
 }  // namespace
@@ -165,6 +246,7 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
   // The index (12 bytes per op) goes before the quotient is built and comes back only if a move's
   // routes fail to map.
   std::optional<OpIndex> index;
+  std::optional<ConnectionRoutes> routes;
   // Per class, the channels it uses; periods are all of them or two halves (NVLS: reduction
   // channels, then multicast channels). The largest orbit first.
   ChannelMoves moves;
@@ -185,17 +267,21 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
         if (pa < order || pb < order || pa % order != 0 || pb % order != 0) continue;
         moves.between_ranks = ChannelMove{std::uint16_t(pa), std::uint16_t(pa / order)};
         moves.other = ChannelMove{std::uint16_t(pb), std::uint16_t(pb / order)};
+        if (!routes) routes.emplace(schedule, route);
+        const auto delta = direction_map(*routes, moves, costs);
+        if (!delta) continue;
         if (!index) index.emplace(schedule.ops());
         const auto image = op_map(schedule, *index, moves);
         if (!image) continue;
         index.reset();
-        if (auto fold = build(schedule, *image, moves, std::uint32_t(order), route, costs)) return fold;
+        if (auto fold = build(schedule, *image, moves, std::uint32_t(order), *routes, *delta)) return fold;
       }
   return std::nullopt;
 }
 
 std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
-                                              std::uint32_t order, const SendRoute& route, const DirectionCosts& costs) {
+                                              std::uint32_t order, ConnectionRoutes& routes,
+                                              const std::vector<DirectionId>& delta) {
   const auto ops = s.ops();
   const auto kept = [&](const Op& op) { return moves.of(op).kept(op.channel); };
   // Op orbits: each kept op's images, `order` of them, back to itself.
@@ -209,31 +295,9 @@ std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vect
     }
     if (x != id) return std::nullopt;
   }
-  // The direction map: every connection's route, direction for direction, onto its image's.
-  const std::size_t directions = costs.capacity.size();
-  std::vector<DirectionId> delta(directions, kNoDirection), inverse(directions, kNoDirection);
-  std::unordered_set<std::uint64_t> seen;
-  std::vector<std::vector<DirectionId>> kept_routes;
-  for (OpId id = 0; id < ops.size(); ++id) {
-    const Op& a = ops[id];
+  for (OpId id = 0; id < ops.size(); ++id)
     if (rep_of[id] == kNoOp) return std::nullopt;
-    if (a.kind != OpKind::Send || !seen.insert(connection_key(a)).second) continue;
-    const std::vector<DirectionId> from = route(a), to = route(ops[image[id]]);
-    if (from.size() != to.size()) return std::nullopt;
-    for (std::size_t i = 0; i < from.size(); ++i) {
-      const DirectionId d = from[i], e = to[i];
-      if (delta[d] == kNoDirection && inverse[e] == kNoDirection) {
-        if (costs.capacity[d] != costs.capacity[e] || costs.latency[d] != costs.latency[e] ||
-            costs.overhead[d] != costs.overhead[e])
-          return std::nullopt;
-        delta[d] = e;
-        inverse[e] = d;
-      } else if (delta[d] != e || inverse[e] != d) {
-        return std::nullopt;
-      }
-    }
-    if (kept(a)) kept_routes.push_back(from);
-  }
+  const std::size_t directions = delta.size();
   ChannelFold fold(s, Schedule(s.collective(), s.algorithm(), s.message(), {}));
   fold.order_ = order;
   // Direction orbits: the cycles of delta (a bijection of the used directions onto themselves).
@@ -260,12 +324,16 @@ std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vect
     }
   }
   // Every kept flow's load on a direction orbit must be a whole number of flows per direction.
-  for (const std::vector<DirectionId>& r : kept_routes)
+  for (std::uint32_t i = 0; i < routes.size(); ++i) {
+    const ConnectionRoutes::Connection& c = routes.connection(i);
+    if (!moves.of(c.at, c.peer).kept(c.channel)) continue;
+    const std::vector<DirectionId>& r = routes.route(i);
     for (DirectionId d : r) {
       const auto times = std::uint64_t(std::count_if(
           r.begin(), r.end(), [&](DirectionId e) { return fold.direction_rep_[e] == fold.direction_rep_[d]; }));
       if ((order * times) % fold.orbit_size_[d] != 0) return std::nullopt;
     }
+  }
   if (!fold.build_quotient(std::move(rep_of))) return std::nullopt;
   return fold;
 }

@@ -35,6 +35,7 @@
 namespace ringlab::sim::detail {
 
 struct ChannelMoves;
+class ConnectionRoutes;
 
 /// Per link direction, the simulator's costs (every span indexed by DirectionId).
 struct DirectionCosts {
@@ -49,7 +50,8 @@ using SendRoute = std::function<std::vector<DirectionId>(const Op& send)>;
 class ChannelFold {
  public:
   /// The largest channel symmetry of `schedule` that holds exactly, or nullopt (none, or fewer than
-  /// two channels). O(ops log ops + distinct connections x route length).
+  /// two channels). Per candidate move: O(connections x route length) for the routes (each computed
+  /// once), then O(ops) for the op map only where the routes map.
   static std::optional<ChannelFold> find(const Schedule& schedule, const SendRoute& route, const DirectionCosts& costs);
 
   /// The schedule to simulate: one op of every orbit, in the full schedule's order.
@@ -71,10 +73,11 @@ class ChannelFold {
 
  private:
   ChannelFold(const Schedule& full, Schedule quotient) : full_(&full), quotient_(std::move(quotient)) {}
-  /// The fold of the channel moves whose op map is `image` (orbits of `order` ops), if the routes
-  /// map onto each other.
+  /// The fold of the channel moves whose op map is `image` (orbits of `order` ops) and whose direction
+  /// map is `delta` (per direction its image, or none where unused), if multiplicities are whole.
   static std::optional<ChannelFold> build(const Schedule& s, const std::vector<OpId>& image, const ChannelMoves& moves,
-                                          std::uint32_t order, const SendRoute& route, const DirectionCosts& costs);
+                                          std::uint32_t order, ConnectionRoutes& routes,
+                                          const std::vector<DirectionId>& delta);
   /// Fills quotient_, full_of_ and rep_of_; false when a kept op depends on a later orbit.
   bool build_quotient(std::vector<OpId> rep_of);
 
