@@ -243,8 +243,8 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
                                              const DirectionCosts& costs) {
   const std::size_t channels = schedule.channel_count();
   if (channels < 2 || channels > UINT16_MAX || !OpIndex::fits(schedule.endpoints().size())) return std::nullopt;
-  // The index (12 bytes per op) goes before the quotient is built and comes back only if a move's
-  // routes fail to map.
+  // The index (12 bytes per op) goes before the quotient is built and comes back only if that move
+  // fails after all (a fractional multiplicity).
   std::optional<OpIndex> index;
   std::optional<ConnectionRoutes> routes;
   // Per class, the channels it uses; periods are all of them or two halves (NVLS: reduction
