@@ -80,6 +80,11 @@ AggregationTree aggregation_tree(const Topology& topology, std::span<const Devic
   return tree;
 }
 
+/// Whether `d` is inside a host other than `home`: the search to a reducing switch reaches such a
+/// device only if it is a NIC, and crosses none (devices outside every host, such as a multi-node
+/// NVLink switch, are fabric).
+bool foreign(const Device& d, HostId home) { return is_host_internal(d.kind) && d.host != kNoHost && d.host != home; }
+
 /// Whether some switch with in-network reduction could serve all of `ranks`: one inside a host is
 /// reached only from that host (the search crosses no other host's internals), so ranks on several
 /// hosts need one outside every host (SHARP, a multi-node NVLink switch).
@@ -133,14 +138,11 @@ std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span
       next.clear();
       for (DeviceId at : search.frontier) {
         const Device& here = topology.device(at);
-        if (at != search.src && here.kind == DeviceKind::Gpu) continue;
-        // Another host's internals are not crossed (devices outside every host, such as a
-        // multi-node NVLink switch, are fabric); its NIC is reached, not crossed.
-        if (is_host_internal(here.kind) && here.host != kNoHost && here.host != search.home) continue;
+        if ((at != search.src && here.kind == DeviceKind::Gpu) || foreign(here, search.home)) continue;
         for (const Adjacency& adj : topology.neighbors(at)) {
           const Device& peer = topology.device(adj.peer);
-          const bool foreign = is_host_internal(peer.kind) && peer.host != kNoHost && peer.host != search.home;
-          if ((foreign && peer.kind != DeviceKind::Nic) || !search.seen.insert(adj.peer).second) continue;
+          if ((foreign(peer, search.home) && peer.kind != DeviceKind::Nic) || !search.seen.insert(adj.peer).second)
+            continue;
           next.push_back(adj.peer);
         }
       }

@@ -906,6 +906,16 @@ struct Simulator::Engine {
   SimOptions options;
   Router router;
   DirectionModel directions;
+
+  /// ChannelFold::find with this engine's routes and link costs.
+  std::optional<ChannelFold> find_fold(const Schedule& schedule) const {
+    const auto route = [&](const Op& send) {
+      const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
+      if (src == dst) return std::vector<DirectionId>{};
+      return detail::transfer_route(router, options, src, dst, send.channel).directions;
+    };
+    return ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead});
+  }
 };
 
 Simulator::Simulator(const Topology& topology, SimOptions options)
@@ -917,13 +927,7 @@ Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 Result Simulator::run(const Schedule& schedule) {
   const Engine& e = *engine_;
   if (e.options.fold_channels && !e.options.record_timeline) {
-    const auto route = [&](const Op& send) {
-      const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
-      if (src == dst) return std::vector<DirectionId>{};
-      return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
-    };
-    const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
-    if (const auto fold = ChannelFold::find(schedule, route, costs)) {
+    if (const auto fold = e.find_fold(schedule)) {
       ExplicitDag dag(fold->quotient());
       Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
       Result result = run.execute();
@@ -980,13 +984,7 @@ std::optional<Result> Simulator::run_quotient(std::span<const DeviceId> ranks, c
   std::vector<bool> keep;
   {
     const Schedule probe = build_schedule(e.topology, ranks, probe_spec);
-    const auto route = [&](const Op& send) {
-      const DeviceId src = probe.endpoints()[send.at].device, dst = probe.endpoints()[send.peer].device;
-      if (src == dst) return std::vector<DirectionId>{};
-      return detail::transfer_route(e.router, e.options, src, dst, send.channel).directions;
-    };
-    const DirectionCosts costs{e.directions.capacity, e.directions.latency, e.directions.overhead};
-    fold = ChannelFold::find(probe, route, costs);
+    fold = e.find_fold(probe);
     if (!fold) return std::nullopt;
     for (std::vector<bool>& candidate : keep_candidates(spec.channels, fold->order())) {
       detail::ChannelFilter probe_filter{candidate};
