@@ -381,7 +381,9 @@ std::vector<Piece> Builder::pieces(Range whole, int channels, Bytes chunk) {
   if (!filter_) return all;
   if (!even_over_channels(all, channels, [](const Piece& p, auto& out) { out.push_back(p.range.bytes.count()); }))
     filter_->uniform = false;
-  return kept_only(std::move(all), *filter_);
+  std::vector<Piece> kept = kept_only(std::move(all), *filter_);
+  note_kept(kept.size());
+  return kept;
 }
 
 std::vector<Unit> Builder::units(Range whole, int groups, int channels, Bytes chunk, Layout layout) {
@@ -391,7 +393,16 @@ std::vector<Unit> Builder::units(Range whole, int groups, int channels, Bytes ch
     for (const Range& r : u.blocks) out.push_back(r.bytes.count());
   };
   if (!even_over_channels(all, channels, sizes)) filter_->uniform = false;
-  return kept_only(std::move(all), *filter_);
+  std::vector<Unit> kept = kept_only(std::move(all), *filter_);
+  note_kept(kept.size());
+  return kept;
+}
+
+void Builder::note_kept(std::size_t n) {
+  filter_->kept += n;
+  if (filter_->ops_per_kept <= 0) return;
+  const auto items = double(filter_->kept);
+  schedule_.reserve(std::size_t(filter_->ops_per_kept * items), std::size_t(filter_->deps_per_kept * items));
 }
 
 void Builder::grow(Endpoint e) {

@@ -53,6 +53,13 @@ std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk
 struct ChannelFilter {
   std::vector<bool> keep;  ///< per piece channel
   bool uniform = true;
+  /// Pieces and units kept so far, over every split of the build.
+  std::size_t kept = 0;
+  /// Ops and dependency entries per kept piece or unit, measured on a build of the same spec at
+  /// another size (0: unknown). Each split then reserves that much schedule for what it kept, which
+  /// saves the copies and the double footprint of a growing op vector; nothing else depends on it.
+  double ops_per_kept = 0;
+  double deps_per_kept = 0;
 };
 
 /// Non-overlapping byte intervals [start, end) of one endpoint's buffer, each mapped to the op that
@@ -177,6 +184,8 @@ class Builder {
   Schedule& schedule_;
   Payload payload_;
   ChannelFilter* filter_;
+  /// Counts `n` more kept items in the filter and reserves schedule for them (ChannelFilter).
+  void note_kept(std::size_t n);
   Bytes sparse_part_;
   std::vector<IntervalMap> dense_;
   std::vector<IntervalMap> wire_;

@@ -981,22 +981,28 @@ std::optional<Result> Simulator::run_quotient(std::span<const DeviceId> ranks, c
   const std::int64_t half = (spec.message.count() / spec.channels + 1) / 2;
   probe_spec.chunk = Bytes{(half + elem - 1) / elem * elem};
   std::optional<ChannelFold> fold;
-  std::vector<bool> keep;
+  detail::ChannelFilter filter;
   {
     const Schedule probe = build_schedule(e.topology, ranks, probe_spec);
     fold = e.find_fold(probe);
     if (!fold) return std::nullopt;
     for (std::vector<bool>& candidate : keep_candidates(spec.channels, fold->order())) {
       detail::ChannelFilter probe_filter{candidate};
-      if (detail::same_ops(detail::build_channels(e.topology, ranks, probe_spec, probe_filter), fold->quotient())) {
-        keep = std::move(candidate);
-        break;
+      const Schedule kept = detail::build_channels(e.topology, ranks, probe_spec, probe_filter);
+      if (!detail::same_ops(kept, fold->quotient())) continue;
+      filter.keep = std::move(candidate);
+      // Ops and dependencies grow with the pieces kept: the probe's ratios size the real build.
+      std::size_t deps = 0;
+      for (const Op& op : kept.ops()) deps = std::max<std::size_t>(deps, std::size_t(op.dep_begin) + op.dep_count);
+      if (probe_filter.kept > 0) {
+        filter.ops_per_kept = double(kept.ops().size()) / double(probe_filter.kept);
+        filter.deps_per_kept = double(deps) / double(probe_filter.kept);
       }
+      break;
     }
-    if (keep.empty()) return std::nullopt;
+    if (filter.keep.empty()) return std::nullopt;
     fold->forget_schedules();  // the probe goes here; the fold keeps only its direction orbits
   }
-  detail::ChannelFilter filter{std::move(keep)};
   const Schedule quotient = detail::build_channels(e.topology, ranks, spec, filter);
   if (!filter.uniform) return std::nullopt;
   ExplicitDag dag(quotient);
