@@ -382,3 +382,36 @@ TEST_CASE("one Router shared by several threads gives the routes a private one g
     CHECK(got[k] == all_routes(own, k, kThreads));
   }
 }
+
+TEST_CASE("a warm router's shared source-zone tables give every pair the routes a fresh router gives it",
+          "[routing]") {
+  // Source-zone cost tables are reused across sources and destinations whose key (zone, exit costs,
+  // destination inside the zone) is equal. A fresh router computes each pair's table from nothing; a
+  // warm one has served every other pair first, in another order, so any dependency the key missed
+  // would show up as a different route, count or hop number.
+  ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
+  gb200.node.nvlink_domain = 2;
+  const ClusterSpec spec = GENERATE_COPY(generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
+                                         generated(2, NodeTemplate::DgxA100, FabricKind::RailOptimized),
+                                         generated(4, NodeTemplate::Pcie8, FabricKind::FatTree3, 2), dragonfly(3, 2),
+                                         gb200);
+  const Topology t = make_cluster(spec);
+  std::vector<DeviceId> ends = t.gpus();
+  for (DeviceId d = 0; d < t.device_count(); ++d)  // host 0's internals and every switch outside hosts
+    if (t.device(d).kind != DeviceKind::Gpu && (t.device(d).host == 0 || t.device(d).host == kNoHost)) ends.push_back(d);
+  const Router warm(t);
+  for (std::size_t i = ends.size(); i-- > 0;)  // warm it up in the reverse order
+    for (const DeviceId dst : ends)
+      if (ends[i] != dst && warm.hops(ends[i], dst)) (void)warm.route(ends[i], dst, i);
+  for (std::size_t i = 0; i < ends.size(); i += 3)
+    for (std::size_t j = 0; j < ends.size(); j += 2) {
+      const DeviceId src = ends[i], dst = ends[j];
+      if (src == dst) continue;
+      const Router fresh(t);
+      REQUIRE(warm.hops(src, dst) == fresh.hops(src, dst));
+      if (!fresh.hops(src, dst)) continue;
+      CHECK(warm.path_count(src, dst) == fresh.path_count(src, dst));
+      for (std::uint64_t key = 0; key < 3; ++key)
+        CHECK(warm.route(src, dst, key).directions == fresh.route(src, dst, key).directions);
+    }
+}

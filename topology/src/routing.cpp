@@ -22,15 +22,20 @@
 // computed lazily from each switch a host attaches to and cached (memory: rows x fabric size).
 // Per destination we cache the BFS costs inside its zone and its *entries*: (fabric switch, cost from
 // that switch into the zone to the destination). The cost from a fabric switch s to the destination
-// is min over entries e of fabric_distance(s, e.switch) + e.cost. Per call we run a small Dijkstra
-// over the source's zone (tens of devices) seeded from its exits, then walk from the source, at each
-// step choosing among the neighbours whose cost is exactly one link less. A route costs a few
+// is min over entries e of fabric_distance(s, e.switch) + e.cost. The source's zone needs a small
+// Dijkstra seeded from its exits; since GPUs never forward, its result depends on the source only
+// when the source GPU itself links out of the zone, and on the destination only through the costs
+// from the zone's exits on (and the destination's place when it is inside the zone), so tables are
+// kept under that key and shared by every pair with an equal one (a 253-device zone of a GB200
+// NVL72 rack as NCCL sees it would otherwise rerun it on every call). Then we walk from the source,
+// at each step choosing among the neighbours whose cost is exactly one link less. A route costs a few
 // microseconds after the caches are warm; construction is O(devices + links).
 //
 // Thread safety: const methods may be called from several threads at once. The lazy caches are
 // write-once slots (LazySlots): a reader that finds a slot empty computes its value outside any lock
 // and publishes it under a mutex unless another thread was first; a filled slot is read with one
-// acquire load.
+// acquire load. The shared source-zone tables are looked up and added under one mutex and never
+// change once added (callers hold them by shared_ptr).
 #include "ringlab/topology/routing.hpp"
 
 #include <algorithm>
@@ -66,6 +71,8 @@ constexpr Cost kUnreachable{};
 constexpr Cost kNvLinkHop{1, 1, 0};  ///< an NVLink with both ends in one host
 constexpr Cost kSlowHop{1, 1, 1};    ///< any other link with both ends in one host (PCIe, SMP)
 constexpr Cost kNetworkHop{1, 0, 0};  ///< any other link
+/// dijkstra_source_costs without a source GPU (a table shared by every source of the zone).
+constexpr DeviceId kNoSource = std::numeric_limits<DeviceId>::max();
 
 Cost operator+(Cost a, Cost b) {
   if (!a.reachable() || !b.reachable()) return kUnreachable;
@@ -144,6 +151,22 @@ struct Router::Impl {
   LazySlots<std::vector<std::int32_t>> fabric_rows;  ///< lazily, by fabric index
   LazySlots<DestinationInfo> destinations;           ///< lazily, by device
 
+  /// The devices outside a zone that its members other than GPUs link to: where paths leave it.
+  LazySlots<std::vector<DeviceId>> zone_exits;  ///< lazily, by zone; sorted, distinct
+  /// Source-zone cost tables already computed (source_costs_for), found by a hash of their key:
+  /// the zone, the destination when it is inside the zone, and the cost from every exit on.
+  struct SourceCosts {
+    std::int32_t zone;
+    DeviceId inside;  ///< the destination when it is in the zone, else kNoSource
+    std::vector<Cost> exit_cost;
+    std::shared_ptr<const std::vector<Cost>> cost;
+  };
+  /// Memory bound on the tables kept, in costs (12 bytes each): 48 MiB.
+  static constexpr std::size_t kSourceCostBudget = std::size_t(1) << 22;
+  mutable std::unordered_map<std::uint64_t, std::vector<SourceCosts>> source_costs;
+  mutable std::size_t source_costs_kept = 0;
+  mutable std::mutex source_costs_mutex;
+
   /// Everything one (src, dst) query needs; built per call.
   struct Pair {
     DeviceId src;
@@ -151,13 +174,16 @@ struct Router::Impl {
     std::int32_t src_zone;
     std::int32_t dst_zone;
     const DestinationInfo* destination;
-    std::vector<Cost> source_cost;  ///< by index within the source zone
+    /// Costs to the destination by index within the source zone: a zone's shared table
+    /// (SourceCosts) or `own` below.
+    std::shared_ptr<const std::vector<Cost>> source_cost;
     Cost total;
   };
 
   Impl(const Topology& t, EcmpPolicy p, std::uint64_t s)
       : topology(&t), policy(p), seed(s), zones(t), fabric_graph(detail::induced_graph(t, fabric_index, zones.fabric_count)),
-        fabric_rows(std::size_t(zones.fabric_count)), destinations(t.device_count()) {}
+        fabric_rows(std::size_t(zones.fabric_count)), destinations(t.device_count()),
+        zone_exits(zones.members.size()) {}
 
   bool is_gpu(DeviceId d) const { return topology->device(d).kind == DeviceKind::Gpu; }
   /// May `d` appear on a path ending at `dst`, other than as its source? GPUs only as the destination.
@@ -248,29 +274,83 @@ struct Router::Impl {
       pair.total = fabric_cost(*pair.destination, std::uint32_t(fabric_index[src]));
       return pair;
     }
-    compute_source_costs(pair);
-    pair.total = pair.source_cost[local(src)];
+    pair.source_cost = source_costs_for(pair);
+    pair.total = (*pair.source_cost)[local(src)];
     return pair;
   }
 
+  /// Cost of leaving the source zone over the link to `peer` and going on to the destination.
+  Cost exit_cost(const Pair& pair, DeviceId peer) const {
+    const std::int32_t peer_zone = zone_of[peer];
+    if (peer_zone == kFabricZone) return kNetworkHop + fabric_cost(*pair.destination, std::uint32_t(fabric_index[peer]));
+    if (peer_zone == pair.dst_zone) return kNetworkHop + destination_cost(pair, peer);
+    return kUnreachable;
+  }
+
+  const std::vector<DeviceId>& exits_of(std::int32_t zone) const {
+    return zone_exits.get(std::size_t(zone), [&] {
+      std::vector<DeviceId> exits;
+      for (const DeviceId x : zone_members[std::size_t(zone)]) {
+        if (is_gpu(x)) continue;
+        for (const Adjacency& adj : topology->neighbors(x))
+          if (zone_of[adj.peer] != zone) exits.push_back(adj.peer);
+      }
+      std::sort(exits.begin(), exits.end());
+      exits.erase(std::unique(exits.begin(), exits.end()), exits.end());
+      return exits;
+    });
+  }
+
+  /// The source zone's costs to the destination. Unless the source GPU itself has a link out of the
+  /// zone, they depend on the source not at all (GPUs never forward) and on the destination only
+  /// through the costs from the zone's exits on and, when it is inside the zone, its place there.
+  /// So a table computed for an equal key (another source or destination) is reused instead of
+  /// running the Dijkstra again: the same costs, hence the same routes.
+  std::shared_ptr<const std::vector<Cost>> source_costs_for(const Pair& pair) const {
+    for (const Adjacency& adj : topology->neighbors(pair.src))
+      if (zone_of[adj.peer] != pair.src_zone)
+        return std::make_shared<const std::vector<Cost>>(dijkstra_source_costs(pair, pair.src));
+    const DeviceId inside = pair.dst_zone == pair.src_zone ? pair.dst : kNoSource;
+    const std::vector<DeviceId>& exits = exits_of(pair.src_zone);
+    std::vector<Cost> costs(exits.size());
+    std::uint64_t hash = splitmix64((std::uint64_t(std::uint32_t(pair.src_zone)) << 32) ^ inside);
+    for (std::size_t i = 0; i < exits.size(); ++i) {
+      costs[i] = exit_cost(pair, exits[i]);
+      hash = splitmix64(hash ^ (std::uint64_t(std::uint32_t(costs[i].hops)) << 40) ^
+                        (std::uint64_t(std::uint32_t(costs[i].internal)) << 20) ^ std::uint64_t(std::uint32_t(costs[i].slow)));
+    }
+    const auto same = [&](const SourceCosts& t) {
+      return t.zone == pair.src_zone && t.inside == inside && t.exit_cost == costs;
+    };
+    {
+      const std::lock_guard lock(source_costs_mutex);
+      if (const auto it = source_costs.find(hash); it != source_costs.end())
+        for (const SourceCosts& t : it->second)
+          if (same(t)) return t.cost;
+    }
+    auto table = std::make_shared<const std::vector<Cost>>(dijkstra_source_costs(pair, kNoSource));
+    const std::lock_guard lock(source_costs_mutex);
+    if (source_costs_kept + table->size() > kSourceCostBudget) return table;
+    std::vector<SourceCosts>& bucket = source_costs[hash];
+    for (const SourceCosts& t : bucket)
+      if (same(t)) return t.cost;  // another thread was first
+    source_costs_kept += table->size();
+    bucket.push_back(SourceCosts{pair.src_zone, inside, std::move(costs), table});
+    return table;
+  }
+
   /// Dijkstra over the source zone, backwards from its exits (and from dst when it is in the zone).
-  void compute_source_costs(Pair& pair) const {
+  /// GPUs never forward: a GPU gets a cost (its cost as a source) but is never expanded; with
+  /// `source` a GPU, only that one may also leave the zone over its own links.
+  std::vector<Cost> dijkstra_source_costs(const Pair& pair, DeviceId source) const {
     const auto& members = zone_members[std::size_t(pair.src_zone)];
-    auto& cost = pair.source_cost;
-    cost.assign(members.size(), kUnreachable);
+    std::vector<Cost> cost(members.size(), kUnreachable);
     if (pair.dst_zone == pair.src_zone) cost[local(pair.dst)] = kZeroCost;
     for (const DeviceId x : members) {
-      if (x != pair.src && is_gpu(x)) continue;
+      if (x != source && is_gpu(x)) continue;
       for (const Adjacency& adj : topology->neighbors(x)) {
-        const std::int32_t peer_zone = zone_of[adj.peer];
-        if (peer_zone == pair.src_zone) continue;
-        Cost c = kUnreachable;
-        if (peer_zone == kFabricZone) {
-          c = kNetworkHop + fabric_cost(*pair.destination, std::uint32_t(fabric_index[adj.peer]));
-        } else if (peer_zone == pair.dst_zone) {
-          c = kNetworkHop + destination_cost(pair, adj.peer);
-        }
-        cost[local(x)] = std::min(cost[local(x)], c);
+        if (zone_of[adj.peer] == pair.src_zone) continue;
+        cost[local(x)] = std::min(cost[local(x)], exit_cost(pair, adj.peer));
       }
     }
     using Item = std::pair<Cost, DeviceId>;
@@ -283,7 +363,7 @@ struct Router::Impl {
       if (c != cost[local(x)] || !may_enter(x, pair.dst)) continue;
       for (const Adjacency& adj : topology->neighbors(x)) {
         const DeviceId y = adj.peer;
-        if (zone_of[y] != pair.src_zone || (y != pair.src && is_gpu(y))) continue;
+        if (zone_of[y] != pair.src_zone) continue;
         const Cost via = c + internal_hop(adj.link);
         if (via < cost[local(y)]) {
           cost[local(y)] = via;
@@ -291,12 +371,13 @@ struct Router::Impl {
         }
       }
     }
+    return cost;
   }
 
   /// Cost from `node` in `phase` to the destination.
   Cost cost_at(const Pair& pair, DeviceId node, Phase phase) const {
     switch (phase) {
-      case Phase::Source: return pair.source_cost[local(node)];
+      case Phase::Source: return (*pair.source_cost)[local(node)];
       case Phase::Fabric: return fabric_cost(*pair.destination, std::uint32_t(fabric_index[node]));
       case Phase::Destination: return destination_cost(pair, node);
     }
