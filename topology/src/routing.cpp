@@ -174,8 +174,8 @@ struct Router::Impl {
     std::int32_t src_zone;
     std::int32_t dst_zone;
     const DestinationInfo* destination;
-    /// Costs to the destination by index within the source zone: a zone's shared table
-    /// (SourceCosts) or `own` below.
+    /// Costs to the destination by index within the source zone: a table shared through
+    /// SourceCosts, or one computed for this source alone (source_costs_for).
     std::shared_ptr<const std::vector<Cost>> source_cost;
     Cost total;
   };

@@ -42,7 +42,7 @@
 // Cache footprint (it decides the speed of 8192-rank rings, whose tables do not fit in cache): a
 // direction's state (capacity, flow count, epochs, statistics, filling and check scratch) is one
 // cache-aligned record of two lines (splitting the statistics off into a 64-byte hot record made
-// nccl8192 no faster, within the machine's 5 % noise), and a flow alone on a direction (the common
+// nccl8192 no faster, within this machine's noise), and a flow alone on a direction (the common
 // case in a ring) is held inline in that record.
 // The direction's hop list is materialised only while two or more flows share it, in the same order
 // as a plain list, so results do not depend on the representation.
