@@ -369,3 +369,93 @@ TEST_CASE("flow network: a direction listed m times in a route carries m x the f
   CHECK(wide.rate(alone) == Approx(15.0));
   CHECK(wide.finish_time(alone, Duration{}) == Duration{40});
 }
+
+namespace {
+/// Max-min rates by textbook progressive filling, independent of FlowNetwork: raise every unfrozen
+/// flow's rate by the largest equal step that no direction or cap refuses, freeze the flows on full
+/// directions and at their caps, repeat. A route lists a direction once per crossing.
+std::vector<double> progressive_filling(const std::vector<double>& capacity, const std::vector<Live>& live) {
+  std::vector<double> rate(live.size(), 0.0), residual = capacity;
+  std::vector<bool> frozen(live.size(), false);
+  for (std::size_t left = live.size(); left > 0;) {
+    std::vector<double> crossings(capacity.size(), 0.0);
+    for (std::size_t i = 0; i < live.size(); ++i)
+      if (!frozen[i])
+        for (DirectionId c : live[i].route) crossings[c] += 1;
+    double step = sim::detail::kUnlimitedRate;
+    for (std::size_t c = 0; c < capacity.size(); ++c)
+      if (crossings[c] > 0) step = std::min(step, residual[c] / crossings[c]);
+    for (std::size_t i = 0; i < live.size(); ++i)
+      if (!frozen[i]) step = std::min(step, live[i].cap - rate[i]);
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      if (frozen[i]) continue;
+      rate[i] += step;
+      for (DirectionId c : live[i].route) residual[c] -= step;
+    }
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      if (frozen[i]) continue;
+      bool full = rate[i] >= live[i].cap * (1 - 1e-12);
+      for (DirectionId c : live[i].route) full = full || residual[c] <= capacity[c] * 1e-12;
+      if (!full) continue;
+      frozen[i] = true;
+      --left;
+    }
+  }
+  return rate;
+}
+}  // namespace
+
+TEST_CASE("flow network: twin directions (crossed by the same routes) leave the rates max-min fair", "[network]") {
+  // Routes made of segments, each a chain of 1 to 3 directions of unequal capacity that routes
+  // cross together (like a GPU's PCIe uplink and its NIC's port): the chain's directions carry the
+  // same flows, and only the narrowest can limit them. Part-way through, routes that cross a single
+  // direction of a chain (sometimes the narrowest, sometimes a wider one, sometimes twice) split the
+  // twins. Every reallocation, with and without local re-solves, must equal textbook filling.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> capacity;
+    std::vector<std::vector<DirectionId>> segments;
+    for (int s = 0; s < 6; ++s) {
+      std::vector<DirectionId> segment;
+      const int length = 1 + int(rng() % 3);
+      for (int k = 0; k < length; ++k) {
+        segment.push_back(DirectionId(capacity.size()));
+        capacity.push_back(0.5 + double(rng() % 6) * 0.25);
+      }
+      segments.push_back(segment);
+    }
+    FlowNetwork net(capacity);
+    if (trial % 2 == 0) net.set_always_local();
+    std::vector<Live> live;
+    std::vector<FlowId> changed;
+    Duration now;
+    for (int step = 0; step < 60; ++step) {
+      now += Duration{std::int64_t(1 + rng() % 3)};
+      if (!live.empty() && rng() % 3 == 0) {
+        const std::size_t k = rng() % live.size();
+        net.finish(live[k].id, now);
+        live.erase(live.begin() + std::ptrdiff_t(k));
+      }
+      for (int s = int(rng() % 3); s > 0; --s) {
+        std::vector<DirectionId> route;
+        if (step >= 30 && rng() % 3 == 0) {  // one direction of a chain, once or twice
+          const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+          route.assign(1 + rng() % 2, segment[rng() % segment.size()]);
+        } else {
+          for (int n = 1 + int(rng() % 3); n > 0; --n) {
+            const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+            if (std::find(route.begin(), route.end(), segment.front()) == route.end())
+              route.insert(route.end(), segment.begin(), segment.end());
+          }
+        }
+        const double cap = rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
+        live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
+      }
+      changed.clear();
+      net.reallocate(now, changed);
+      const std::vector<double> want = progressive_filling(capacity, live);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(want[i]).epsilon(1e-9));
+      CHECK_FALSE(net.find_overloaded(1e-9).has_value());
+    }
+  }
+}

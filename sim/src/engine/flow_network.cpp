@@ -25,10 +25,13 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
     : directions_(capacity_bytes_per_ps.size()),
       direction_hops_(capacity_bytes_per_ps.size()),
       bound_sum_(capacity_bytes_per_ps.size(), 0.0),
-      released_(capacity_bytes_per_ps.size(), 0) {
+      released_(capacity_bytes_per_ps.size(), 0),
+      twin_class_(capacity_bytes_per_ps.size(), kNoClass),
+      twin_pos_(capacity_bytes_per_ps.size(), 0) {
   for (std::size_t c = 0; c < directions_.size(); ++c) {
     assert(capacity_bytes_per_ps[c] > 0 && "direction capacity must be positive");
     directions_[c].capacity = capacity_bytes_per_ps[c];
+    directions_[c].twin = DirectionId(c);
   }
 }
 
@@ -53,7 +56,71 @@ RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
     span.min_capacity = std::min(span.min_capacity, directions_[route_directions_[i]].capacity / route_weights_[i]);
   routes_.push_back(span);
   vacated_head_.push_back(kNoFlow);
+  refine_twins(RouteId(routes_.size() - 1));
   return RouteId(routes_.size() - 1);
+}
+
+void FlowNetwork::refine_twins(RouteId id) {
+  const RouteSpan span = routes_[id];
+  const DirectionId* directions = route_directions_.data() + span.begin;
+  const std::uint32_t* weights = route_weights_.data() + span.begin;
+  for (std::uint32_t i = 0; i < span.length; ++i) {
+    if (std::find(weights, weights + i, weights[i]) != weights + i) continue;  // weight done already
+    twin_subset_.clear();
+    for (std::uint32_t j = i; j < span.length; ++j)
+      if (weights[j] == weights[i]) twin_subset_.push_back(directions[j]);
+    refine_twins(twin_subset_);
+  }
+}
+
+void FlowNetwork::refine_twins(std::span<const DirectionId> subset) {
+  ++refine_mark_;
+  refined_.clear();
+  const auto fresh_begin = std::uint32_t(twin_members_.size());
+  for (const DirectionId c : subset) {
+    if (twin_class_[c] == kNoClass) {  // first route to cross it: joins the subset's new class
+      twin_pos_[c] = std::uint32_t(twin_members_.size());
+      twin_members_.push_back(c);
+      continue;
+    }
+    TwinClass& klass = twin_classes_[twin_class_[c]];
+    if (klass.mark != refine_mark_) {
+      klass.mark = refine_mark_;
+      klass.split = klass.begin;
+      refined_.push_back(twin_class_[c]);
+    }
+    // Move c to the front part of its class, which becomes the split-off class.
+    const DirectionId other = twin_members_[klass.split];
+    std::swap(twin_members_[twin_pos_[c]], twin_members_[klass.split]);
+    twin_pos_[other] = twin_pos_[c];
+    twin_pos_[c] = klass.split++;
+  }
+  for (const std::uint32_t k : refined_) {
+    if (twin_classes_[k].split == twin_classes_[k].end) continue;  // wholly in the subset
+    const auto split_off = std::uint32_t(twin_classes_.size());
+    twin_classes_.push_back(TwinClass{twin_classes_[k].begin, twin_classes_[k].split, 0, 0});
+    twin_classes_[k].begin = twin_classes_[k].split;
+    for (std::uint32_t m = twin_classes_[split_off].begin; m < twin_classes_[split_off].end; ++m)
+      twin_class_[twin_members_[m]] = split_off;
+    elect_twin(k);
+    elect_twin(split_off);
+  }
+  if (fresh_begin == twin_members_.size()) return;
+  const auto fresh = std::uint32_t(twin_classes_.size());
+  twin_classes_.push_back(TwinClass{fresh_begin, std::uint32_t(twin_members_.size()), 0, 0});
+  for (std::uint32_t m = fresh_begin; m < twin_members_.size(); ++m) twin_class_[twin_members_[m]] = fresh;
+  elect_twin(fresh);
+}
+
+void FlowNetwork::elect_twin(std::uint32_t k) {
+  const TwinClass& klass = twin_classes_[k];
+  DirectionId best = twin_members_[klass.begin];
+  for (std::uint32_t m = klass.begin + 1; m < klass.end; ++m) {
+    const DirectionId c = twin_members_[m];
+    const double a = directions_[c].capacity, b = directions_[best].capacity;
+    if (a < b || (a == b && c < best)) best = c;
+  }
+  for (std::uint32_t m = klass.begin; m < klass.end; ++m) directions_[twin_members_[m]].twin = best;
 }
 
 std::span<const DirectionId> FlowNetwork::route(RouteId id) const {
@@ -103,6 +170,7 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   const Hop hop = hops_[h];
   Direction& direction = directions_[hop.direction];
   direction.weight -= hop.weight;
+  direction.departed = touch_epoch_;
   if (direction.count == 1) {
     direction.count = 0;
     return;
@@ -224,7 +292,7 @@ void FlowNetwork::add_to_component(FlowId f) {
   component_flows_.push_back(f);
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
     const DirectionId other = hops_[k].direction;
-    if (directions_[other].visit == epoch_ || slack(other)) continue;
+    if (directions_[other].visit == epoch_ || passive(other)) continue;
     directions_[other].visit = epoch_;
     component_directions_.push_back(other);
   }
@@ -246,7 +314,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
   flow.new_rate = rate;
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
     const DirectionId c = hops_[k].direction;
-    if (slack(c)) continue;  // outside the component: it limits nobody
+    if (passive(c)) continue;  // outside the component: it limits nobody
     Direction& direction = directions_[c];
     // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
     direction.residual = std::max(0.0, direction.residual - rate * hops_[k].weight);
@@ -345,8 +413,10 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     component_flows_.push_back(f);
   };
   for (DirectionId t : touched_directions_) {
-    // A direction that can limit, or has just stopped limiting: all its flows.
-    if (!slack(t) || released_[t] == touch_epoch_) {
+    if (directions_[t].twin != t) continue;  // its flows are its narrowest twin's, touched as well
+    // A direction that can limit and lost a flow, or has just stopped limiting: all its flows.
+    // One that only gained flows needs them all only if it can fill up (see arrivals_fit()).
+    if ((!slack(t) && (directions_[t].departed == touch_epoch_ || !arrivals_fit(t))) || released_[t] == touch_epoch_) {
       for_each_hop(t, [&](std::uint32_t h) { take(hops_[h].flow); });
       continue;
     }
@@ -374,6 +444,15 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
   return true;
 }
 
+bool FlowNetwork::arrivals_fit(DirectionId c) const {
+  double load = 0;
+  for_each_hop(c, [&](std::uint32_t h) {
+    const Flow& flow = flows_[hops_[h].flow];
+    load += (flow.rate == 0 ? flow.bound : flow.rate) * hops_[h].weight;
+  });
+  return load <= directions_[c].capacity * kSlackFraction;
+}
+
 bool FlowNetwork::try_locally() {
   if (local_always_) return true;
   if (last_component_ < kLocalMinComponent) return false;
@@ -399,7 +478,7 @@ void FlowNetwork::fill_locally() {
     for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
       const DirectionId c = hops_[k].direction;
       Direction& direction = directions_[c];
-      if (direction.visit == epoch_ || slack(c)) continue;
+      if (direction.visit == epoch_ || passive(c)) continue;
       direction.visit = epoch_;
       component_directions_.push_back(c);
       direction.residual = direction.capacity;
@@ -439,10 +518,12 @@ bool FlowNetwork::bottlenecks_hold() {
     if (direction.checked == check_epoch_) return;
     direction.checked = check_epoch_;
     direction.load = 0;
+    direction.load_before = 0;
     direction.peak = 0;
     for_each_hop(c, [&](std::uint32_t h) {
       const double r = effective(hops_[h].flow);
       direction.load += r * hops_[h].weight;
+      direction.load_before += flows_[hops_[h].flow].rate * hops_[h].weight;
       direction.peak = std::max(direction.peak, r);
     });
   };
@@ -455,12 +536,16 @@ bool FlowNetwork::bottlenecks_hold() {
   };
   check_flows_.clear();
   auto changed_direction = [&](DirectionId c) {
-    if (slack(c)) return;  // slack: never over capacity, never a bottleneck anyone relies on
+    if (passive(c)) return;  // never over capacity, never a bottleneck, unless its narrowest twin is
     Direction& direction = directions_[c];
     if (direction.listed == check_epoch_) return;  // once per check: many changed flows share it
     direction.listed = check_epoch_;
     measure(c);
     if (direction.load > direction.capacity * (1 + kLocalTolerance)) fail_others_on(c);
+    // Unsaturated before and after (and no flow left it, whose rate is gone from load_before): it
+    // was and is nobody's bottleneck, so its flows need checking only for their other directions.
+    const double full = direction.capacity * (1 - kLocalTolerance);
+    if (direction.departed != touch_epoch_ && direction.load < full && direction.load_before < full) return;
     for_each_hop(c, [&](std::uint32_t h) {
       Flow& flow = flows_[hops_[h].flow];
       if (flow.checked == check_epoch_) return;
@@ -487,7 +572,7 @@ bool FlowNetwork::bottlenecks_hold() {
     bool bottleneck = false;
     for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count && !bottleneck; ++k) {
       const DirectionId c = hops_[k].direction;
-      if (slack(c)) continue;
+      if (passive(c)) continue;
       measure(c);
       const Direction& direction = directions_[c];
       bottleneck = rate > 0 && direction.load >= direction.capacity * (1 - kLocalTolerance) &&
@@ -500,7 +585,7 @@ bool FlowNetwork::bottlenecks_hold() {
       continue;
     }
     for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k)
-      if (!slack(hops_[k].direction)) fail_others_on(hops_[k].direction);
+      if (!passive(hops_[k].direction)) fail_others_on(hops_[k].direction);
   }
   return ok;
 }
@@ -575,6 +660,7 @@ void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed)
     const Direction& direction = directions_[seed];
     if (direction.visit == epoch_) continue;
     if (direction.count == 0) continue;  // only departures that left it idle
+    if (direction.twin != seed) continue;  // its narrowest twin, touched as well, stands for it
     if (slack(seed)) {
       // It limits nobody, so its flows are reached through their other directions, except for a
       // flow that just started there (it may have no other) and, when the direction has just stopped

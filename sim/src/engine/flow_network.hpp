@@ -16,16 +16,24 @@
 // never limits any rate, so the max-min allocation without it is feasible with it and therefore the
 // same allocation. A non-blocking fabric's spine links are typically slack, which keeps components
 // to a node and its NICs instead of the whole cluster. (A flow's narrowest direction is never slack,
-// so every flow keeps a direction that bounds it.) Flows whose rate did not
+// so every flow keeps a direction that bounds it.) Nor do twins: directions that exactly the
+// same routes cross, each as often (a GPU's PCIe uplink, its switch's port to the NIC, the NIC's
+// port), carry the same flows at every instant, so the narrowest of them (least capacity, then least
+// id) is at least as tight as the others at every step of the filling, which leaves them out. Twins
+// are kept by partition refinement as routes are added; a route that crosses only some of them splits
+// the class, so nothing about future routes is assumed. Flows whose rate did not
 // change keep their rate and their progress bookkeeping untouched; the caller only reschedules the
 // completions of the flows reallocate() reports as changed.
 //
 // Large components are first re-solved locally: only the flows on the touched directions, the
-// others' rates fixed. The result stands only if every flow on a direction whose flows or rates
+// others' rates fixed (on a direction that only gained flows and has room for them all at their
+// bounds, only the new ones). The result stands only if every flow on a direction whose flows or rates
 // changed still has a bottleneck (it is at its cap, or crosses a saturated direction on which no flow
 // runs faster; relative tolerance 1e-9): an allocation where every flow has one is the max-min fair
 // allocation (Bertsekas and Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because
-// nothing on their directions changed. Otherwise the component is searched and filled as above. The
+// nothing on their directions changed (a direction below capacity before and after, that no flow
+// left, is nobody's bottleneck, so its flows are checked only for their other directions).
+// Otherwise the component is searched and filled as above. The
 // local path is tried only while it pays: after full components of 512 flows or more, for at most
 // half as many flows, and less often after attempts that failed (see local_skips_).
 //
@@ -204,7 +212,10 @@ class FlowNetwork {
     std::uint32_t checked = 0;    ///< check_epoch_ when load and peak were measured
     std::uint32_t listed = 0;     ///< check_epoch_ when its flows were queued for the check
     std::uint32_t failed = 0;     ///< check_epoch_ when its other flows were queued for re-solving
+    std::uint32_t departed = 0;   ///< touch_epoch_ in which a flow left it
+    DirectionId twin = 0;         ///< the narrowest of its twins (itself when it is that one)
     double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
+    double load_before = 0;       ///< and of their rates before this instant (new flows at 0)
     double peak = 0;              ///< and the fastest of them
   };
   struct Share {
@@ -229,6 +240,8 @@ class FlowNetwork {
     return sum <= d.capacity * kSlackFraction;
   }
   static constexpr double kSlackFraction = 1.0 - 1e-9;
+  /// Whether direction c never decides a rate on its own: it is slack, or a twin of a narrower one.
+  bool passive(DirectionId c) const { return directions_[c].twin != c || slack(c); }
   void collect_component(DirectionId seed);
   /// Adds flow f and its unvisited non-slack directions to the component being collected.
   void add_to_component(FlowId f);
@@ -249,6 +262,10 @@ class FlowNetwork {
   bool solve_locally(Duration now, std::vector<FlowId>& changed);
   void fill_locally();
   bool bottlenecks_hold();
+  /// For a direction that only gained flows this instant: whether it stays below capacity with the
+  /// others at their rates and the new ones at their bounds, so that it limits none of them and its
+  /// old flows need no re-solving for its sake (bottlenecks_hold() checks the outcome).
+  bool arrivals_fit(DirectionId c) const;
   static constexpr int kLocalRetries = 2;  ///< enlargements by the flows that failed the check
   std::vector<FlowId> failed_;
   static constexpr double kLocalTolerance = 1e-9;
@@ -289,6 +306,28 @@ class FlowNetwork {
   std::vector<std::vector<std::uint32_t>> direction_hops_;  ///< indices into hops_, while count >= 2
   std::vector<double> bound_sum_;          ///< per direction: sum of Flow::bound over its flows (kept while count >= 2)
   std::vector<std::uint32_t> released_;    ///< per direction: touch_epoch_ in which it turned slack
+
+  // Twins: directions crossed by exactly the same routes, each as often, carry the same flows at
+  // every instant, so only the narrowest of them (least capacity, then least id) can limit a rate.
+  // Kept by partition refinement as routes arrive: a class per set of twins, its members contiguous.
+  struct TwinClass {
+    std::uint32_t begin = 0, end = 0;  ///< its members: twin_members_[begin, end)
+    std::uint32_t split = 0;           ///< refinement scratch: members crossed by the route so far
+    std::uint32_t mark = 0;            ///< refinement scratch: refine_mark_ when last split
+  };
+  static constexpr std::uint32_t kNoClass = UINT32_MAX;
+  std::vector<std::uint32_t> twin_class_;   ///< per direction, kNoClass until a route crosses it
+  std::vector<std::uint32_t> twin_pos_;     ///< per direction, its index in twin_members_
+  std::vector<DirectionId> twin_members_;
+  std::vector<TwinClass> twin_classes_;
+  std::vector<DirectionId> twin_subset_;    ///< scratch: a route's directions of one weight
+  std::vector<std::uint32_t> refined_;      ///< scratch: classes split by the current subset
+  std::uint32_t refine_mark_ = 0;
+  /// Splits every class by the directions route `id` crosses, one subset per distinct weight.
+  void refine_twins(RouteId id);
+  void refine_twins(std::span<const DirectionId> subset);
+  /// Sets every member's twin to the class's narrowest member.
+  void elect_twin(std::uint32_t klass);
 
   // Routes, flows, hops.
   std::vector<DirectionId> route_directions_;  ///< each route's distinct directions, first occurrence order
