@@ -431,7 +431,8 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     }
     fill_locally();
     if (bottlenecks_hold()) break;
-    // Re-solve the flows that lost their bottleneck too, once or twice, before the full search.
+    // Re-solve the flows that lost their bottleneck too, up to kLocalRetries times, before the full
+    // search (bounded by local_size_ok() like the first attempt).
     if (attempt == kLocalRetries || failed_.empty()) {
       local_wasted_ = true;
       return false;

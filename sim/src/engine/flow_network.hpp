@@ -33,9 +33,10 @@
 // allocation (Bertsekas and Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because
 // nothing on their directions changed (a direction below capacity before and after, that no flow
 // left, is nobody's bottleneck, so its flows are checked only for their other directions).
-// Otherwise the component is searched and filled as above. The
-// local path is tried only while it pays: after full components of 512 flows or more, for at most
-// half as many flows, and less often after attempts that failed (see local_skips_).
+// A check that fails adds the flows that failed it and tries again, up to 8 times; then the
+// component is searched and filled as above. The local path is tried only while it pays: after full
+// components of 512 flows or more, for at most half as many flows, and less often after attempts
+// that failed (see local_skips_).
 //
 // A flow that finishes and a flow that starts on the same route with the same cap in the same instant
 // (chunk after chunk on one pipelined connection) share a slot: the new flow takes the old one's
@@ -266,7 +267,7 @@ class FlowNetwork {
   /// others at their rates and the new ones at their bounds, so that it limits none of them and its
   /// old flows need no re-solving for its sake (bottlenecks_hold() checks the outcome).
   bool arrivals_fit(DirectionId c) const;
-  static constexpr int kLocalRetries = 2;  ///< enlargements by the flows that failed the check
+  static constexpr int kLocalRetries = 8;  ///< enlargements by the flows that failed the check
   std::vector<FlowId> failed_;
   static constexpr double kLocalTolerance = 1e-9;
   static constexpr std::size_t kLocalMinComponent = 512;  ///< components this large make local re-solves worth trying
