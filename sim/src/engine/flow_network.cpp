@@ -314,7 +314,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
   flow.new_rate = rate;
   for (std::uint32_t k = flow.hop_begin; k < flow.hop_begin + flow.hop_count; ++k) {
     const DirectionId c = hops_[k].direction;
-    if (passive(c)) continue;  // outside the component: it limits nobody
+    if (passive(c)) continue;  // slack or a wider twin: outside the filling, it limits nobody
     Direction& direction = directions_[c];
     // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
     direction.residual = std::max(0.0, direction.residual - rate * hops_[k].weight);

@@ -244,7 +244,7 @@ class FlowNetwork {
   /// Whether direction c never decides a rate on its own: it is slack, or a twin of a narrower one.
   bool passive(DirectionId c) const { return directions_[c].twin != c || slack(c); }
   void collect_component(DirectionId seed);
-  /// Adds flow f and its unvisited non-slack directions to the component being collected.
+  /// Adds flow f and its unvisited directions that can limit it (not passive()) to the component being collected.
   void add_to_component(FlowId f);
   /// Breadth-first search from component_directions_[next] on: every flow on them and the
   /// non-slack directions of those flows.
