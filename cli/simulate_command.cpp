@@ -300,14 +300,13 @@ struct SizeRun {
   std::optional<Schedule> schedule;  ///< kept only when asked for (a trace, --print-schedule)
 };
 
-/// One message size through run_collective(). `keep_schedule` keeps the explicit schedule (and
-/// records the timeline) for a trace or a listing; otherwise flat rings run from a compact schedule.
-SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool keep_schedule, const std::string& where) {
+/// The request behind every size of a plan (the size and keep_schedule are CollectiveSweep::run's).
+/// `simgrid` holds the SimGrid engine when the plan asks for it; it must outlive the request.
+CollectiveRequest plan_request(const RunPlan& plan, std::unique_ptr<TimingEngine>& simgrid) {
   CollectiveRequest request;
   request.collective = plan.collective;
   request.algorithm = plan.algorithm;
   request.choice = plan.auto_choice ? AlgorithmChoice::Auto : AlgorithmChoice::Fixed;
-  request.message = size;
   request.payload = plan.payload;
   request.order = plan.order;
   request.channels = plan.channels;
@@ -318,15 +317,19 @@ SizeRun run_size(const Topology& topology, const RunPlan& plan, Bytes size, bool
   request.nccl_env = plan.nccl_env;
   request.options = sim_options(plan);
   request.options.protocol = plan.protocol;
-  request.keep_schedule = keep_schedule;
-  std::unique_ptr<TimingEngine> simgrid;
   if (plan.simgrid) {
     simgrid = load_simgrid_engine(plan.simgrid_model);
     request.engine = simgrid.get();
   }
+  return request;
+}
+
+/// One message size of a sweep. `keep_schedule` keeps the explicit schedule (and records the
+/// timeline) for a trace or a listing; otherwise flat rings run from a compact schedule.
+SizeRun run_size(CollectiveSweep& sweep, const RunPlan& plan, Bytes size, bool keep_schedule, const std::string& where) {
   CollectiveOutcome outcome;
   try {
-    outcome = run_collective(topology, request);
+    outcome = sweep.run(size, keep_schedule);
   } catch (const RangeError& e) {
     throw InputError(where, "/simulate/sizes",
                      "size " + to_string(size) + ": " + e.what() + ": expected a smaller size or faster links");
@@ -408,10 +411,12 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
 
   std::vector<ReportRow> rows;
   std::optional<Schedule> last_schedule;
+  std::unique_ptr<TimingEngine> simgrid;
+  CollectiveSweep sweep(scenario.cluster, plan_request(plan, simgrid));
   for (std::size_t i = 0; i < plan.sizes.size(); ++i) {
     const bool last = i + 1 == plan.sizes.size();
     const bool listed = c.print_schedule && i == 0;
-    SizeRun run = run_size(scenario.cluster, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
+    SizeRun run = run_size(sweep, plan, plan.sizes[i], listed || (last && !c.trace.empty()), where);
     if (listed && run.schedule) run.schedule->print(std::cout, &scenario.cluster);
     run.row.result.key.scenario = digest_hex(scenario.document.dump());
     rows.push_back(std::move(run.row));
@@ -563,7 +568,9 @@ void run_schedule(const CommandLine& c) {
   if (problems.empty() && plan.sizes.front() == Bytes{})
     problems.add("/simulate/sizes", "a 0-byte collective has no schedule: expected a size above 0");
   problems.throw_if_any();
-  SizeRun run = run_size(scenario.cluster, plan, plan.sizes.front(), true, where);
+  std::unique_ptr<TimingEngine> simgrid;
+  CollectiveSweep sweep(scenario.cluster, plan_request(plan, simgrid));
+  SizeRun run = run_size(sweep, plan, plan.sizes.front(), true, where);
   write_output(c.output, [&](std::ostream& out) { write_schedule_json(out, *run.schedule, &scenario.cluster); });
 }
 

@@ -42,15 +42,15 @@ SimOutcome SimJob::run(const Topology& cluster, const std::string& algorithm, co
   request.order.ranks = cluster.gpus();
   request.options.cancel = cancel;
   if (algorithm == "nccl") request.options.calibration = sim::Calibration::nccl();
+  sim::CollectiveSweep sweep(cluster, request);  // one routing for every size
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (cancel && cancel->load()) {
       out.cancelled = true;
       return out;
     }
     if (progress) progress(int(100 * i / sizes.size()));
-    request.message = sizes[i];
     try {
-      const sim::CollectiveOutcome outcome = sim::run_collective(cluster, request);
+      const sim::CollectiveOutcome outcome = sweep.run(sizes[i]);
       if (!outcome.result) {
         out.error = outcome.not_applicable;
         continue;

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "collective_fixtures.hpp"
+#include "result_checks.hpp"
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/sim/simgrid_engine.hpp"
@@ -21,6 +23,36 @@ CollectiveRequest request_on(const test::Cluster& c, int ranks, Bytes size) {
   r.message = size;
   r.order.ranks.assign(c.gpus.begin(), c.gpus.begin() + ranks);
   return r;
+}
+
+/// Every size of a sweep, in order (keeping the schedule of every third), against run_collective()
+/// on that size alone: the same outcome, field for field.
+void require_sweep_matches(const Topology& t, const CollectiveRequest& request, std::initializer_list<Bytes> sizes) {
+  CollectiveSweep sweep(t, request);
+  int i = 0;
+  for (const Bytes size : sizes) {
+    const bool keep = i++ % 3 == 2;
+    INFO("size " << size.count() << (keep ? " (schedule kept)" : ""));
+    const CollectiveOutcome swept = sweep.run(size, keep);
+    CollectiveRequest alone = request;
+    alone.message = size;
+    alone.keep_schedule = keep;
+    const CollectiveOutcome single = run_collective(t, alone);
+    REQUIRE(swept.not_applicable == single.not_applicable);
+    REQUIRE(swept.applicable() == single.applicable());
+    CHECK(swept.algorithm == single.algorithm);
+    CHECK(swept.protocol == single.protocol);
+    CHECK(swept.channels == single.channels);
+    CHECK(swept.chunk == single.chunk);
+    REQUIRE(swept.candidates.size() == single.candidates.size());
+    for (std::size_t k = 0; k < swept.candidates.size(); ++k)
+      CHECK(swept.candidates[k].time == single.candidates[k].time);
+    REQUIRE(bool(swept.schedule) == bool(single.schedule));
+    if (swept.schedule) CHECK(swept.schedule->ops().size() == single.schedule->ops().size());
+    if (!swept.applicable()) continue;
+    CHECK(swept.result->algorithm == single.result->algorithm);
+    test::require_same_result(*swept.result, *single.result);
+  }
 }
 
 }  // namespace
@@ -133,4 +165,59 @@ TEST_CASE("progress is reported and a run can be cancelled", "[run_collective]")
   r.options.progress = [&](const Progress&) { cancel = true; };  // cancel at the first report
   r.options.cancel = &cancel;
   CHECK_THROWS_AS(run_collective(c.topology, r), Cancelled);
+}
+
+TEST_CASE("a sweep shares NCCL's view, transports and routes between sizes and changes no outcome",
+          "[run_collective][sweep]") {
+  SECTION("NCCL on DGX H100 nodes over a leaf-spine fabric: rings, trees and folded NVLS-Tree") {
+    ClusterSpec spec;
+    spec.nodes = 4;
+    spec.node = node_template(NodeTemplate::DgxH100);
+    spec.fabric.kind = FabricKind::LeafSpine;
+    spec.fabric.nodes_per_leaf = 2;
+    spec.fabric.spines = 4;
+    const Topology t = make_cluster(spec);
+    CollectiveRequest r;
+    r.algorithm = Algorithm::Nccl;
+    r.order.ranks = t.gpus();
+    r.options.calibration = Calibration::nccl();
+    r.options.record_rank_finish = true;
+    require_sweep_matches(t, r, {8_B, 64_KiB, 1_MiB, 16_MiB, 64_MiB, 256_MiB, 1_MiB});
+  }
+  SECTION("NCCL on PCIe GPUs without peer-to-peer: SHM and staged NET routes through host memory") {
+    ClusterSpec spec;
+    spec.nodes = 2;
+    spec.node.gpus = 2;
+    spec.node.gpu_model = GpuModel::Rtx2080Ti;
+    spec.node.pcie = gpu_spec(GpuModel::Rtx2080Ti).pcie;
+    spec.node.pcie_switches = 1;
+    spec.node.cpus = 1;
+    spec.node.nics = 1;
+    spec.node.nic = LinkKind::Eth100;
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    const Topology t = make_cluster(spec);
+    CollectiveRequest r;
+    r.algorithm = Algorithm::Nccl;
+    r.order.ranks = t.gpus();
+    r.options.calibration = Calibration::nccl();
+    require_sweep_matches(t, r, {4_KiB, 1_MiB, 32_MiB, 4_KiB});
+    // One node, no NIC, neither P2P nor SHM: no transport, the same reason for every size.
+    spec.nodes = 1;
+    spec.node.nics = 0;
+    spec.fabric.kind = FabricKind::None;
+    const Topology alone = make_cluster(spec);
+    r.order.ranks = alone.gpus();
+    REQUIRE(set_nccl_env(r.nccl_env, "NCCL_P2P_DISABLE", "1").empty());
+    REQUIRE(set_nccl_env(r.nccl_env, "NCCL_SHM_DISABLE", "1").empty());
+    r.message = 1_MiB;
+    CHECK_THAT(run_collective(alone, r).not_applicable, Catch::Contains("no transport"));
+    require_sweep_matches(alone, r, {1_MiB, 2_MiB});
+  }
+  SECTION("auto on a leaf fabric with hashed ECMP: every algorithm's routes shared") {
+    const test::Cluster c = test::leaf_cluster(3, 4, 100_Gbps, Duration::from_us(2), Duration::from_us(1));
+    CollectiveRequest r = request_on(c, 12, 1_MiB);
+    r.choice = AlgorithmChoice::Auto;
+    r.options.ecmp_seed = 7;
+    require_sweep_matches(c.topology, r, {0_B, 4_KiB, 1_MiB, 8_MiB, 64_MiB});
+  }
 }

@@ -45,9 +45,10 @@ std::vector<DirectionId> rank_bottlenecks(std::span<const DirectionStats> stats,
   return out;
 }
 
-Route transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst, std::uint16_t channel) {
-  if (options.waypoints) {
-    const std::vector<DeviceId> via = options.waypoints(src, dst, channel);
+Route transfer_route(const Router& router, const Waypoints& waypoints, DeviceId src, DeviceId dst,
+                     std::uint16_t channel) {
+  if (waypoints) {
+    const std::vector<DeviceId> via = waypoints(src, dst, channel);
     if (!via.empty()) return router.route_via(src, via, dst, channel);
   }
   return router.route(src, dst, channel);

@@ -33,7 +33,12 @@ Duration local_op_time(const Calibration& cal, const Device& device, const Op& o
 
 /// The route a transfer from `src` to `dst` on `channel` takes: through options.waypoints where it
 /// names any (host-memory staging), else the router's direct route.
-Route transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst, std::uint16_t channel);
+Route transfer_route(const Router& router, const Waypoints& waypoints, DeviceId src, DeviceId dst,
+                     std::uint16_t channel);
+inline Route transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst,
+                            std::uint16_t channel) {
+  return transfer_route(router, options.waypoints, src, dst, channel);
+}
 
 /// `d` scaled by a calibration factor, rounded to the nearest picosecond.
 Duration scaled(Duration d, double factor);

@@ -10,6 +10,7 @@
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/nccl_transport.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
+#include "engine/route_memo.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -31,9 +32,40 @@ CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
   return spec;
 }
 
-/// Builds and times a spec whose algorithm is concrete (not nccl), on the requested engine.
+}  // namespace
+
+/// What a sweep shares between its sizes. Routes are kept per routing setup: the request's own, and
+/// NCCL's (its view of the cluster, channels pinned to rails, transports' waypoints).
+struct CollectiveSweep::State {
+  State(const Topology& t, CollectiveRequest r) : cluster(t), request(std::move(r)) {}
+  const Topology& cluster;
+  CollectiveRequest request;
+  std::shared_ptr<detail::RouteMemo> routes;  ///< for request.options on the cluster (made on first use)
+
+  /// Algorithm::Nccl's size-independent part, made on first use.
+  bool nccl_ready = false;
+  std::string view_unavailable;        ///< why NCCL's view cannot be made
+  std::string transports_unavailable;  ///< why its transports cannot be made
+  std::optional<Topology> view;
+  Waypoints waypoints;
+  std::shared_ptr<detail::RouteMemo> nccl_routes;
+};
+
+namespace {
+
+using State = CollectiveSweep::State;
+
+/// The memo `slot` holds, made for (topology, options) on first use.
+std::shared_ptr<detail::RouteMemo> routes_for(std::shared_ptr<detail::RouteMemo>& slot, const Topology& topology,
+                                              const SimOptions& options) {
+  if (!slot) slot = std::make_shared<detail::RouteMemo>(topology, options);
+  return slot;
+}
+
+/// Builds and times a spec whose algorithm is concrete (not nccl), on the requested engine; `routes`
+/// serves (topology, options).
 CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& request, const CollectiveSpec& spec,
-                           const SimOptions& options) {
+                           const SimOptions& options, const std::shared_ptr<detail::RouteMemo>& routes) {
   CollectiveOutcome out;
   out.algorithm = spec.algorithm;
   out.protocol = options.protocol;
@@ -45,7 +77,7 @@ CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& re
   std::optional<Schedule> schedule;
   try {
     if (!explicit_needed) {
-      Simulator simulator(topology, options);
+      Simulator simulator(topology, options, routes);
       if (auto compact = build_compact_schedule(topology, ranks, spec)) {
         out.result = simulator.run(*compact);
         return out;
@@ -64,7 +96,7 @@ CollectiveOutcome run_spec(const Topology& topology, const CollectiveRequest& re
     } else {
       SimOptions recorded = options;
       recorded.record_timeline = true;
-      out.result = Simulator(topology, recorded).run(*schedule);
+      out.result = Simulator(topology, recorded, routes).run(*schedule);
     }
   } catch (const std::invalid_argument& e) {
     out.not_applicable = e.what();
@@ -101,28 +133,49 @@ void apply_model_rate(Result& result, const NcclChoice& choice, Bytes message) {
   for (Duration& d : result.rank_finish) d = d + delta;
 }
 
+/// Algorithm::Nccl's size-independent part: NCCL's view of the cluster (the flows see only the NICs
+/// NCCL_IB_HCA leaves, and an NVLink clique is one node) and its transports (SHM pairs and NET sides
+/// without GPUDirect RDMA go through host memory, nccl_transport.hpp).
+void prepare_nccl(State& state) {
+  if (state.nccl_ready) return;
+  state.nccl_ready = true;
+  const CollectiveRequest& request = state.request;
+  try {
+    state.view = nccl_view(state.cluster, request.order.ranks, request.nccl_env);
+  } catch (const std::invalid_argument& e) {
+    state.view_unavailable = e.what();
+    return;
+  }
+  try {
+    const Topology& topology = state.view ? *state.view : state.cluster;
+    auto transports = std::make_shared<const NcclTransports>(topology, request.nccl_env, EcmpPolicy::Channel);
+    if (transports->stages(request.order.ranks))
+      state.waypoints = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
+        return transports->connect(src, dst, channel).waypoints;
+      };
+  } catch (const std::invalid_argument& e) {
+    state.transports_unavailable = e.what();
+  }
+}
+
+CollectiveOutcome unavailable(std::string why) {
+  CollectiveOutcome out;
+  out.not_applicable = std::move(why);
+  return out;
+}
+
 /// Algorithm::Nccl: NCCL's model picks (algorithm, protocol, channels, chunk) once; the run then
 /// uses NCCL's rings (nccl_channel_rings) and NCCL's modelled latency (SimOptions::start_latency).
-CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& request, CollectiveSpec spec) {
-  // NCCL's view: the flows see only the NICs NCCL_IB_HCA leaves, and an NVLink clique is one node.
-  std::optional<Topology> view;
-  try {
-    view = nccl_view(cluster, request.order.ranks, spec.nccl_env);
-  } catch (const std::invalid_argument& e) {
-    CollectiveOutcome out;
-    out.not_applicable = e.what();
-    return out;
-  }
-  const Topology& topology = view ? *view : cluster;
+CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, CollectiveSpec spec) {
+  prepare_nccl(state);
+  if (!state.view_unavailable.empty()) return unavailable(state.view_unavailable);
+  const Topology& topology = state.view ? *state.view : state.cluster;
   // NCCL's rings and tree chains, one per channel, spread over every NIC (its own search; a rank
   // order's channel rings do not reach NCCL).
   const NcclResolved nccl = nccl_resolve(topology, request.order.ranks, spec);
   const NcclChoice& choice = nccl.choice;
-  if (!choice.unavailable.empty()) {
-    CollectiveOutcome out;
-    out.not_applicable = choice.unavailable;
-    return out;
-  }
+  if (!choice.unavailable.empty()) return unavailable(choice.unavailable);
+  if (!state.transports_unavailable.empty()) return unavailable(state.transports_unavailable);
   spec = nccl.spec;
   SimOptions options = request.options;
   options.protocol = choice.protocol;
@@ -130,19 +183,8 @@ CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& req
   options.start_latency = choice.latency;
   options.link_latencies = false;
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
-  // SHM pairs and NET sides without GPUDirect RDMA go through host memory (nccl_transport.hpp).
-  try {
-    auto transports = std::make_shared<const NcclTransports>(topology, spec.nccl_env, options.ecmp);
-    if (transports->stages(request.order.ranks))
-      options.waypoints = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
-        return transports->connect(src, dst, channel).waypoints;
-      };
-  } catch (const std::invalid_argument& e) {
-    CollectiveOutcome out;
-    out.not_applicable = e.what();
-    return out;
-  }
-  CollectiveOutcome out = run_spec(topology, request, spec, options);
+  options.waypoints = state.waypoints;
+  CollectiveOutcome out = run_spec(topology, request, spec, options, routes_for(state.nccl_routes, topology, options));
   if (out.result) apply_model_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
@@ -154,17 +196,22 @@ CollectiveOutcome run_nccl(const Topology& cluster, const CollectiveRequest& req
   return out;
 }
 
+/// A concrete algorithm with the request's own options and routes.
+CollectiveOutcome run_plain(State& state, const CollectiveRequest& request, const CollectiveSpec& spec) {
+  return run_spec(state.cluster, request, spec, request.options,
+                  routes_for(state.routes, state.cluster, request.options));
+}
+
 /// AlgorithmChoice::Auto: every algorithm that applies, the fastest kept (ties: enum order).
-CollectiveOutcome run_auto(const Topology& topology, const CollectiveRequest& request, const CollectiveSpec& spec) {
+CollectiveOutcome run_auto(State& state, const CollectiveRequest& request, const CollectiveSpec& spec) {
   CollectiveOutcome best;
   std::vector<Candidate> candidates;
   std::string reasons;
   for (int a = 0; a < kAlgorithmCount; ++a) {
     CollectiveSpec candidate = spec;
     candidate.algorithm = Algorithm(a);
-    CollectiveOutcome out = candidate.algorithm == Algorithm::Nccl
-                                ? run_nccl(topology, request, candidate)
-                                : run_spec(topology, request, candidate, request.options);
+    CollectiveOutcome out = candidate.algorithm == Algorithm::Nccl ? run_nccl(state, request, candidate)
+                                                                   : run_plain(state, request, candidate);
     candidates.push_back(Candidate{candidate.algorithm, out.result ? std::optional(out.result->time) : std::nullopt,
                                    out.not_applicable});
     if (!out.result) {
@@ -204,18 +251,34 @@ Bytes whole_elements(Bytes size, const Payload& payload) {
   return Bytes{std::max<std::int64_t>(1, size.count() / e) * e};
 }
 
-CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request) {
-  const CollectiveSpec spec = base_spec(request, whole_elements(request.message, request.payload));
+CollectiveSweep::CollectiveSweep(const Topology& topology, CollectiveRequest request)
+    : state_(std::make_unique<State>(topology, std::move(request))) {}
+CollectiveSweep::~CollectiveSweep() = default;
+CollectiveSweep::CollectiveSweep(CollectiveSweep&&) noexcept = default;
+CollectiveSweep& CollectiveSweep::operator=(CollectiveSweep&&) noexcept = default;
+
+const CollectiveRequest& CollectiveSweep::request() const { return state_->request; }
+
+CollectiveOutcome CollectiveSweep::run(Bytes message, bool keep_schedule) {
+  State& state = *state_;
+  CollectiveRequest& request = state.request;
+  request.message = message;
+  request.keep_schedule = keep_schedule;
+  const CollectiveSpec spec = base_spec(request, whole_elements(message, request.payload));
   if (spec.message == Bytes{}) {
     CollectiveOutcome out = empty_outcome(request, spec);
-    fill_key(topology, request, out);
+    fill_key(state.cluster, request, out);
     return out;
   }
-  CollectiveOutcome out = request.choice == AlgorithmChoice::Auto ? run_auto(topology, request, spec)
-                          : spec.algorithm == Algorithm::Nccl     ? run_nccl(topology, request, spec)
-                                                                  : run_spec(topology, request, spec, request.options);
-  fill_key(topology, request, out);
+  CollectiveOutcome out = request.choice == AlgorithmChoice::Auto ? run_auto(state, request, spec)
+                          : spec.algorithm == Algorithm::Nccl     ? run_nccl(state, request, spec)
+                                                                  : run_plain(state, request, spec);
+  fill_key(state.cluster, request, out);
   return out;
+}
+
+CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request) {
+  return CollectiveSweep(topology, request).run(request.message, request.keep_schedule);
 }
 
 }  // namespace ringlab::sim

@@ -25,6 +25,7 @@
 #include "engine/event_queue.hpp"
 #include "engine/explicit_dag.hpp"
 #include "engine/flow_network.hpp"
+#include "engine/route_memo.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -40,6 +41,7 @@ using detail::FlowId;
 using detail::FlowNetwork;
 using detail::kNoEvent;
 using detail::RouteId;
+using detail::RouteMemo;
 using detail::scaled;
 
 constexpr double kPicosecondsPerSecond = 1e12;
@@ -393,9 +395,9 @@ class Run {
   static constexpr Id kNone = Dag::kNone;
 
  public:
-  Run(const Topology& topology, const Router& router, const SimOptions& options, const DirectionModel& model,
+  Run(const Topology& topology, RouteMemo& routes, const SimOptions& options, const DirectionModel& model,
       Dag& dag, const ChannelFold* fold = nullptr)
-      : topology_(topology), router_(router), options_(options), model_(model), dag_(dag), fold_(fold),
+      : topology_(topology), routes_(routes), options_(options), model_(model), dag_(dag), fold_(fold),
         endpoints_(dag.schedule().endpoints()), network_(model.capacity) {
     if (options.max_flow_rate.bits_per_second() > 0) flow_cap_ = bytes_per_ps(options.max_flow_rate);
     local_rates_.reserve(endpoints_.size());
@@ -443,7 +445,7 @@ class Run {
   bool try_repeat(const Snapshot& a, const Snapshot& b);
 
   const Topology& topology_;
-  const Router& router_;
+  RouteMemo& routes_;
   const SimOptions& options_;
   const DirectionModel& model_;
   Dag& dag_;
@@ -507,15 +509,15 @@ const Path& Run<Dag>::path_of(Id send, const Op& op) {
     slot = found;
     return paths_[found];
   }
-  const Route route = detail::transfer_route(router_, options_, key.src, key.dst, op.channel);
+  const std::span<const DirectionId> route = routes_.directions(key.src, key.dst, op.channel);
   Path path;
   if (fold_) {
-    fold_->fold_route(route.directions, folded_);
+    fold_->fold_route(route, folded_);
     path.route = network_.add_route(folded_);
   } else {
-    path.route = network_.add_route(route.directions);
+    path.route = network_.add_route(route);
   }
-  for (DirectionId c : route.directions) {
+  for (DirectionId c : route) {
     path.overhead = std::max(path.overhead, model_.overhead[c]);
     path.latency += model_.latency[c];
   }
@@ -899,12 +901,16 @@ Result Run<Dag>::collect() const {
 }  // namespace
 
 struct Simulator::Engine {
-  Engine(const Topology& t, SimOptions o)
-      : topology(t), options(std::move(o)), router(t, options.ecmp, options.ecmp_seed),
-        directions(make_direction_model(t, options)) {}
+  Engine(const Topology& t, SimOptions o, std::shared_ptr<RouteMemo> memo)
+      : topology(t), options(std::move(o)),
+        routes(memo ? std::move(memo) : std::make_shared<RouteMemo>(t, options)),
+        directions(make_direction_model(t, options)) {
+    if (!routes->serves(t, options))
+      throw std::invalid_argument("Simulator: the shared routes were made for another topology or routing");
+  }
   const Topology& topology;
   SimOptions options;
-  Router router;
+  std::shared_ptr<RouteMemo> routes;
   DirectionModel directions;
 
   /// ChannelFold::find with this engine's routes and link costs.
@@ -912,14 +918,17 @@ struct Simulator::Engine {
     const auto route = [&](const Op& send) {
       const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
       if (src == dst) return std::vector<DirectionId>{};
-      return detail::transfer_route(router, options, src, dst, send.channel).directions;
+      const std::span<const DirectionId> kept = routes->directions(src, dst, send.channel);
+      return std::vector<DirectionId>(kept.begin(), kept.end());
     };
     return ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead});
   }
 };
 
 Simulator::Simulator(const Topology& topology, SimOptions options)
-    : engine_(std::make_unique<Engine>(topology, std::move(options))) {}
+    : engine_(std::make_unique<Engine>(topology, std::move(options), nullptr)) {}
+Simulator::Simulator(const Topology& topology, SimOptions options, std::shared_ptr<detail::RouteMemo> routes)
+    : engine_(std::make_unique<Engine>(topology, std::move(options), std::move(routes))) {}
 Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
@@ -929,14 +938,14 @@ Result Simulator::run(const Schedule& schedule) {
   if (e.options.fold_channels && !e.options.record_timeline) {
     if (const auto fold = e.find_fold(schedule)) {
       ExplicitDag dag(fold->quotient());
-      Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
+      Run<ExplicitDag> run(e.topology, *e.routes, e.options, e.directions, dag, &*fold);
       Result result = run.execute();
       fold->unfold(result, e.options.bottleneck_count);
       return result;
     }
   }
   ExplicitDag dag(schedule);
-  Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag);
+  Run<ExplicitDag> run(e.topology, *e.routes, e.options, e.directions, dag);
   return run.execute();
 }
 
@@ -1006,7 +1015,7 @@ std::optional<Result> Simulator::run_quotient(std::span<const DeviceId> ranks, c
   const Schedule quotient = detail::build_channels(e.topology, ranks, spec, filter);
   if (!filter.uniform) return std::nullopt;
   ExplicitDag dag(quotient);
-  Run<ExplicitDag> run(e.topology, e.router, e.options, e.directions, dag, &*fold);
+  Run<ExplicitDag> run(e.topology, *e.routes, e.options, e.directions, dag, &*fold);
   Result result = run.execute();
   fold->unfold_links(result, e.options.bottleneck_count);
   return result;
@@ -1019,7 +1028,7 @@ Result Simulator::run(std::span<const DeviceId> ranks, const CollectiveSpec& spe
 
 Result Simulator::run(const CompactSchedule& schedule) {
   CompactDag dag(schedule);
-  Run<CompactDag> run(engine_->topology, engine_->router, engine_->options, engine_->directions, dag);
+  Run<CompactDag> run(engine_->topology, *engine_->routes, engine_->options, engine_->directions, dag);
   return run.execute();
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,6 +92,28 @@ struct CollectiveOutcome {
 /// when the simulated time or a byte counter would leave its range (units.hpp).
 /// Deterministic: the same request gives the same outcome.
 CollectiveOutcome run_collective(const Topology& topology, const CollectiveRequest& request);
+
+/// One request timed at many message sizes (a `simulate` sweep, the rows of a `compare`), sharing
+/// what does not depend on the size: NCCL's view of the cluster and its transports, and every
+/// connection's route, routed once for the whole sweep. run(m, keep) gives the outcome
+/// run_collective() gives with request.message = m and request.keep_schedule = keep, field for field.
+/// `topology` (and request.engine, when set) must outlive the sweep. Not thread-safe.
+class CollectiveSweep {
+ public:
+  CollectiveSweep(const Topology& topology, CollectiveRequest request);
+  ~CollectiveSweep();
+  CollectiveSweep(CollectiveSweep&&) noexcept;
+  CollectiveSweep& operator=(CollectiveSweep&&) noexcept;
+
+  /// Throws as run_collective() does.
+  CollectiveOutcome run(Bytes message, bool keep_schedule = false);
+  const CollectiveRequest& request() const;
+
+  struct State;  ///< opaque: what the sizes share (run_collective.cpp)
+
+ private:
+  std::unique_ptr<State> state_;
+};
 
 /// nccl-tests rounds a size down to whole elements (at least one for a positive size); so does
 /// run_collective. A size of 0 stays 0: run_collective then reports time 0 and keeps no schedule.

@@ -45,6 +45,9 @@ struct Progress {
 /// Events between two progress reports and cancellation checks (a few milliseconds of work).
 inline constexpr std::uint64_t kProgressInterval = std::uint64_t(1) << 16;
 
+/// Devices a transfer from src to dst on `channel` passes, in order (SimOptions::waypoints).
+using Waypoints = std::function<std::vector<DeviceId>(DeviceId src, DeviceId dst, std::uint16_t channel)>;
+
 struct SimOptions {
   EcmpPolicy ecmp = EcmpPolicy::Hash;
   std::uint64_t ecmp_seed = 0;           ///< seed of the Router's ECMP hash
@@ -66,7 +69,7 @@ struct SimOptions {
   /// host memory (NCCL's SHM, and NET without GPUDirect RDMA: nccl_transport.hpp); the route is then
   /// Router::route_via. Called once per (source, destination, channel) a schedule uses; empty
   /// function or empty list: the direct route.
-  std::function<std::vector<DeviceId>(DeviceId src, DeviceId dst, std::uint16_t channel)> waypoints;
+  Waypoints waypoints;
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
   /// Test hook: after every bandwidth reallocation verify that no link direction carries more than its
@@ -88,10 +91,19 @@ struct SimOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+namespace detail {
+class RouteMemo;
+}
+
 class Simulator {
  public:
   /// The topology must outlive the simulator.
   explicit Simulator(const Topology& topology, SimOptions options = {});
+  /// The same, taking each connection's route from `routes` and keeping new ones there, so that the
+  /// simulators of a sweep route each connection once (CollectiveSweep). Precondition:
+  /// routes->serves(topology, options) (std::invalid_argument otherwise), and `options.waypoints`
+  /// is the function `routes` was made with.
+  Simulator(const Topology& topology, SimOptions options, std::shared_ptr<detail::RouteMemo> routes);
   ~Simulator();
   Simulator(Simulator&&) noexcept;
   Simulator& operator=(Simulator&&) noexcept;

@@ -1,0 +1,68 @@
+// RouteMemo: every connection's route (transfer_route(): the router's path, or the legs through the
+// waypoints that stage it in host memory) computed once and kept, so that the simulators of one
+// sweep over message sizes, and the fold proof and the run of one size, route each connection once.
+// Routes depend on the topology and the routing options only (ECMP policy and seed, waypoints), never
+// on the message, so a kept route is the route a fresh router would give.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "ringlab/sim/simulator.hpp"
+#include "ringlab/topology/routing.hpp"
+#include "ringlab/topology/topology.hpp"
+
+namespace ringlab::sim::detail {
+
+class RouteMemo {
+ public:
+  /// Routes on `topology` (which must outlive the memo) as `options` route: its ecmp, ecmp_seed and
+  /// waypoints. Every simulator sharing the memo must route the same way (see serves()).
+  RouteMemo(const Topology& topology, const SimOptions& options);
+
+  /// Whether simulators on `topology` with `options` may share this memo: the same topology object,
+  /// ECMP policy and seed, and waypoints given or not as at construction. (Two waypoint functions
+  /// cannot be compared: whoever shares a memo passes the same one.)
+  bool serves(const Topology& topology, const SimOptions& options) const;
+
+  const Router& router() const { return router_; }
+
+  /// The directions of transfer_route(router(), options, src, dst, channel), with the options given at
+  /// construction. The span stays valid until the next call. Precondition: src != dst.
+  std::span<const DirectionId> directions(DeviceId src, DeviceId dst, std::uint16_t channel);
+
+  /// Routes kept, and their directions in all (for tests and figures).
+  std::size_t size() const { return entries_.size(); }
+  std::size_t kept_directions() const { return pool_.size(); }
+
+  /// Directions kept at most (64 MiB of DirectionId): beyond it routes are computed every time.
+  static constexpr std::size_t kBudget = std::size_t{16} << 20;
+
+ private:
+  struct Key {
+    DeviceId src, dst;
+    std::uint16_t channel;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept;
+  };
+  struct Entry {
+    std::size_t begin;
+    std::uint32_t count;
+  };
+
+  const Topology* topology_;
+  Waypoints waypoints_;
+  EcmpPolicy ecmp_;
+  std::uint64_t seed_;
+  Router router_;
+  std::unordered_map<Key, Entry, KeyHash> entries_;
+  std::vector<DirectionId> pool_;     ///< every kept route's directions, one after another
+  std::vector<DirectionId> scratch_;  ///< a route computed past the budget
+};
+
+}  // namespace ringlab::sim::detail
