@@ -402,10 +402,33 @@ struct Router::Impl {
   /// The next hops on equal-cost shortest paths from `node`, in ascending link id.
   std::vector<Step> next_hops(const Pair& pair, DeviceId node, Phase phase) const {
     const Cost here = cost_at(pair, node, phase);
+    // From a fabric device, a fabric neighbour y is a next hop iff an entry that gives `here` at
+    // node (its BFS distance there plus its cost) is one hop nearer from y: distances obey the
+    // triangle inequality, so no entry gives y less than here - 1 hop. One distance per such entry
+    // and neighbour, instead of every entry's (a spine has hundreds of neighbours).
+    struct Nearer {
+      const std::vector<std::int32_t>* row;
+      std::int32_t distance;  ///< the distance a next hop has from the entry
+    };
+    std::vector<Nearer> nearer;
+    if (phase == Phase::Fabric) {
+      const auto f = std::size_t(fabric_index[node]);
+      for (const Entry& e : pair.destination->entries) {
+        const std::vector<std::int32_t>& row = fabric_row(e.fabric);
+        if (row[f] > 0 && row[f] < detail::kNoDistance && Cost{row[f], 0} + e.cost == here)
+          nearer.push_back(Nearer{&row, row[f] - 1});
+      }
+    }
     std::vector<Step> steps;
     for (const Adjacency& adj : topology->neighbors(node)) {
       const auto next = next_phase(pair, phase, adj.peer);
       if (!next) continue;
+      if (phase == Phase::Fabric && *next == Phase::Fabric) {
+        const auto g = std::size_t(fabric_index[adj.peer]);
+        if (std::any_of(nearer.begin(), nearer.end(), [&](const Nearer& n) { return (*n.row)[g] == n.distance; }))
+          steps.push_back(Step{adj.link, adj.peer, Phase::Fabric});
+        continue;
+      }
       const Cost there = cost_at(pair, adj.peer, *next);
       if (there.reachable() && hop_cost(node, adj.peer, adj.link) + there == here)
         steps.push_back(Step{adj.link, adj.peer, *next});

@@ -15,16 +15,10 @@ bool RouteMemo::serves(const Topology& topology, const SimOptions& options) cons
          bool(options.waypoints) == bool(waypoints_);
 }
 
-std::size_t RouteMemo::KeyHash::operator()(const Key& k) const noexcept {
-  std::uint64_t h = (std::uint64_t(k.src) << 32 | k.dst) * 0x9E3779B97F4A7C15ull;
-  h ^= (h >> 29) + std::uint64_t(k.channel) * 0xBF58476D1CE4E5B9ull;
-  return std::size_t(h ^ (h >> 32));
-}
-
 std::span<const DirectionId> RouteMemo::directions(DeviceId src, DeviceId dst, std::uint16_t channel) {
-  const Key key{src, dst, channel};
-  if (const auto it = entries_.find(key); it != entries_.end())
-    return std::span<const DirectionId>(pool_).subspan(it->second.begin, it->second.count);
+  const PathKey key{src, dst, channel};
+  if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing)
+    return std::span<const DirectionId>(pool_).subspan(entries_[found].begin, entries_[found].count);
   Route route = transfer_route(router_, waypoints_, src, dst, channel);
   if (pool_.size() + route.directions.size() > kBudget) {
     scratch_ = std::move(route.directions);
@@ -32,7 +26,8 @@ std::span<const DirectionId> RouteMemo::directions(DeviceId src, DeviceId dst, s
   }
   const Entry entry{pool_.size(), std::uint32_t(route.directions.size())};
   pool_.insert(pool_.end(), route.directions.begin(), route.directions.end());
-  entries_.emplace(key, entry);
+  index_.insert(key, std::uint32_t(entries_.size()));
+  entries_.push_back(entry);
   return std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count);
 }
 

@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "engine/path_cache.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/routing.hpp"
 #include "ringlab/topology/topology.hpp"
@@ -42,14 +42,6 @@ class RouteMemo {
   static constexpr std::size_t kBudget = std::size_t{16} << 20;
 
  private:
-  struct Key {
-    DeviceId src, dst;
-    std::uint16_t channel;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const noexcept;
-  };
   struct Entry {
     std::size_t begin;
     std::uint32_t count;
@@ -60,7 +52,8 @@ class RouteMemo {
   EcmpPolicy ecmp_;
   std::uint64_t seed_;
   Router router_;
-  std::unordered_map<Key, Entry, KeyHash> entries_;
+  PathCache index_;              ///< (src, dst, channel) -> entries_ index
+  std::vector<Entry> entries_;
   std::vector<DirectionId> pool_;     ///< every kept route's directions, one after another
   std::vector<DirectionId> scratch_;  ///< a route computed past the budget
 };
