@@ -28,15 +28,9 @@ class RouteMemo {
   /// cannot be compared: whoever shares a memo passes the same one.)
   bool serves(const Topology& topology, const SimOptions& options) const;
 
-  const Router& router() const { return router_; }
-
-  /// The directions of transfer_route(router(), options, src, dst, channel), with the options given at
+  /// The directions of transfer_route() from src to dst on `channel`, with the options given at
   /// construction. The span stays valid until the next call. Precondition: src != dst.
   std::span<const DirectionId> directions(DeviceId src, DeviceId dst, std::uint16_t channel);
-
-  /// Routes kept, and their directions in all (for tests and figures).
-  std::size_t size() const { return entries_.size(); }
-  std::size_t kept_directions() const { return pool_.size(); }
 
   /// Directions kept at most (64 MiB of DirectionId): beyond it routes are computed every time.
   static constexpr std::size_t kBudget = std::size_t{16} << 20;
@@ -52,7 +46,7 @@ class RouteMemo {
   EcmpPolicy ecmp_;
   std::uint64_t seed_;
   Router router_;
-  PathCache index_;              ///< (src, dst, channel) -> entries_ index
+  PathCache index_;  ///< (src, dst, channel) -> entries_ index
   std::vector<Entry> entries_;
   std::vector<DirectionId> pool_;     ///< every kept route's directions, one after another
   std::vector<DirectionId> scratch_;  ///< a route computed past the budget
