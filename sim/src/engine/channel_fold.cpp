@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <unordered_map>
 
 #include "engine/engine_common.hpp"
+#include "engine/path_cache.hpp"
 
 namespace ringlab::sim::detail {
 
@@ -153,10 +153,6 @@ std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index,
   return image;
 }
 
-std::uint64_t connection_key(Endpoint at, Endpoint peer, std::uint16_t channel) {
-  return (std::uint64_t(at) << (kEndpointBits + 16)) | (std::uint64_t(peer) << 16) | channel;
-}
-
 }  // namespace
 
 /// Every connection's route, computed once and only when asked for: a move's route map needs only
@@ -174,8 +170,9 @@ class ConnectionRoutes {
     for (OpId id = 0; id < s.ops().size(); ++id) {
       const Op& op = s.op(id);
       if (op.kind != OpKind::Send) continue;
-      if (!index_.emplace(connection_key(op.at, op.peer, op.channel), std::uint32_t(connections_.size())).second)
-        continue;
+      const PathKey key{op.at, op.peer, op.channel};
+      if (index_.find(key) != PathCache::kMissing) continue;
+      index_.insert(key, std::uint32_t(connections_.size()));
       connections_.push_back(Connection{op.at, op.peer, op.channel, id});
     }
     routes_.resize(connections_.size());
@@ -185,8 +182,7 @@ class ConnectionRoutes {
   const Connection& connection(std::uint32_t i) const { return connections_[i]; }
   /// The connection's index, or kNone.
   std::uint32_t find(Endpoint at, Endpoint peer, std::uint16_t channel) const {
-    const auto it = index_.find(connection_key(at, peer, channel));
-    return it == index_.end() ? kNone : it->second;
+    return index_.find(PathKey{at, peer, channel});  // PathCache::kMissing is kNone
   }
   const std::vector<DirectionId>& route(std::uint32_t i) {
     if (!routed_[i]) {
@@ -195,13 +191,13 @@ class ConnectionRoutes {
     }
     return routes_[i];
   }
-  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr std::uint32_t kNone = PathCache::kMissing;
 
  private:
   const Schedule& schedule_;
   const SendRoute& route_;
   std::vector<Connection> connections_;  ///< in first-send order
-  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  PathCache index_;  ///< (at, peer, channel) -> connections_ index
   std::vector<std::vector<DirectionId>> routes_;
   std::vector<char> routed_;
 };

@@ -1,5 +1,6 @@
 // PathCache: an open-addressing hash map from (source, destination, flow key) to a 32-bit index, with
-// no allocation per lookup: the simulator's paths per run, and the route memo's kept routes.
+// no allocation per lookup: the simulator's paths per run, the route memo's kept routes and the fold
+// proof's connections.
 #pragma once
 
 #include <cstddef>
