@@ -8,6 +8,7 @@
 #include <string>
 
 #include "collectives/collectives_builder.hpp"
+#include "collectives/timing_ops.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 
 namespace ringlab::sim {
@@ -135,40 +136,48 @@ std::string schedule_name(const CollectiveSpec& spec) {
   return name;
 }
 
+/// Builds `spec` over `ranks` (at least two, endpoints 0..n-1) into b's sink.
+void build_into(detail::Builder& b, const Topology& topology, std::span<const DeviceId> ranks,
+                const CollectiveSpec& spec) {
+  detail::Group group(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) group[r] = Endpoint(r);
+  if (spec.payload.sparse()) {
+    detail::build_sparse_allreduce(b, group, spec, spec.algorithm);
+    return;
+  }
+  switch (spec.algorithm) {
+    case Algorithm::Ring: detail::build_ring(b, group, spec); return;
+    case Algorithm::Tree: {
+      std::vector<HostId> hosts;
+      for (DeviceId d : ranks) hosts.push_back(topology.device(d).host);
+      detail::build_tree(b, topology, group, spec, hosts);
+      return;
+    }
+    case Algorithm::Hierarchical:
+      detail::build_hierarchical(b, topology, group, spec, spec.hierarchy, spec.inter);
+      return;
+    case Algorithm::Ring2D:
+      detail::build_hierarchical(b, topology, group, spec, Hierarchy::Rail, InterAlgorithm::Ring);
+      return;
+    case Algorithm::HalvingDoubling: detail::build_halving_doubling(b, group, spec); return;
+    case Algorithm::Direct: detail::build_direct(b, group, spec); return;
+    case Algorithm::ReduceBroadcast: detail::build_reduce_broadcast(b, group, spec); return;
+    case Algorithm::ParameterServer: detail::build_parameter_server(b, topology, group, spec); return;
+    case Algorithm::InNetwork: detail::build_in_network(b, topology, group, spec); return;
+    case Algorithm::Nccl: break;
+  }
+  throw std::logic_error("nccl is resolved before building");
+}
+
 Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec,
                detail::ChannelFilter* filter = nullptr) {
   Schedule schedule(spec.collective, schedule_name(spec), spec.message, ranks);
   schedule.set_payload(spec.payload);
   if (spec.collective == Collective::Broadcast || spec.collective == Collective::Reduce) schedule.set_root(spec.root);
   if (ranks.size() < 2) return schedule;
-  detail::Builder b(schedule, spec.payload, filter);
-  detail::Group group(ranks.size());
-  for (std::size_t r = 0; r < ranks.size(); ++r) group[r] = Endpoint(r);
-  if (spec.payload.sparse()) {
-    detail::build_sparse_allreduce(b, group, spec, spec.algorithm);
-    return schedule;
-  }
-  switch (spec.algorithm) {
-    case Algorithm::Ring: detail::build_ring(b, group, spec); break;
-    case Algorithm::Tree: {
-      std::vector<HostId> hosts;
-      for (DeviceId d : ranks) hosts.push_back(topology.device(d).host);
-      detail::build_tree(b, topology, group, spec, hosts);
-      break;
-    }
-    case Algorithm::Hierarchical:
-      detail::build_hierarchical(b, topology, group, spec, spec.hierarchy, spec.inter);
-      break;
-    case Algorithm::Ring2D:
-      detail::build_hierarchical(b, topology, group, spec, Hierarchy::Rail, InterAlgorithm::Ring);
-      break;
-    case Algorithm::HalvingDoubling: detail::build_halving_doubling(b, group, spec); break;
-    case Algorithm::Direct: detail::build_direct(b, group, spec); break;
-    case Algorithm::ReduceBroadcast: detail::build_reduce_broadcast(b, group, spec); break;
-    case Algorithm::ParameterServer: detail::build_parameter_server(b, topology, group, spec); break;
-    case Algorithm::InNetwork: detail::build_in_network(b, topology, group, spec); break;
-    case Algorithm::Nccl: throw std::logic_error("nccl is resolved before building");
-  }
+  detail::ScheduleSink sink(schedule);
+  detail::Builder b(sink, spec.payload, filter);
+  build_into(b, topology, ranks, spec);
   return schedule;
 }
 
@@ -177,6 +186,15 @@ Schedule build(const Topology& topology, std::span<const DeviceId> ranks, const 
 Schedule detail::build_channels(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec,
                                 ChannelFilter& filter) {
   return build(topology, ranks, spec, &filter);
+}
+
+detail::TimingOps detail::build_channels_timing(const Topology& topology, std::span<const DeviceId> ranks,
+                                                const CollectiveSpec& spec, ChannelFilter& filter) {
+  TimingOps ops(spec.collective, schedule_name(spec), spec.message, ranks);
+  if (ranks.size() < 2) return ops;
+  Builder b(ops, spec.payload, &filter);
+  build_into(b, topology, ranks, spec);
+  return ops;
 }
 
 Schedule build_schedule(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {

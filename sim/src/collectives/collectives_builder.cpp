@@ -352,8 +352,8 @@ std::size_t Builder::LastSend::probe(Endpoint a, Endpoint b, std::uint16_t chann
   }
 }
 
-Builder::Builder(Schedule& schedule, const Payload& payload, ChannelFilter* filter)
-    : schedule_(schedule), payload_(payload), filter_(filter) {}
+Builder::Builder(OpSink& sink, const Payload& payload, ChannelFilter* filter)
+    : sink_(sink), payload_(payload), filter_(filter) {}
 
 namespace {
 
@@ -402,7 +402,7 @@ void Builder::note_kept(std::size_t n) {
   filter_->kept += n;
   if (filter_->ops_per_kept <= 0) return;
   const auto items = double(filter_->kept);
-  schedule_.reserve(std::size_t(filter_->ops_per_kept * items), std::size_t(filter_->deps_per_kept * items));
+  sink_.reserve(std::size_t(filter_->ops_per_kept * items), std::size_t(filter_->deps_per_kept * items));
 }
 
 void Builder::grow(Endpoint e) {
@@ -429,11 +429,11 @@ void Builder::wrote_wire(Endpoint e, Range r, OpId op) {
 }
 
 Buffer Builder::home(Endpoint e) const {
-  return schedule_.endpoints()[e].role == EndpointRole::Rank ? Buffer::Data : Buffer::Scratch;
+  return sink_.endpoints()[e].role == EndpointRole::Rank ? Buffer::Data : Buffer::Scratch;
 }
 
 Chunk Builder::sparse_chunk(Range r) const {
-  const std::int64_t pair = schedule_.element_bytes(Buffer::Sparse);
+  const std::int64_t pair = payload_.element_bytes() + kTopKIndexBytes;  // as Schedule::element_bytes(Sparse)
   return Chunk{r.offset.count() / pair, r.bytes.count() / pair};
 }
 
@@ -450,7 +450,7 @@ void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32
   if (a < dense_.size()) collect(dense_[a], r, local_deps_);
   sort_unique(local_deps_);
   const OpId encode =
-      schedule_.add_local(OpKind::Encode, a, a, home(a), Buffer::Wire, chunk(r), r.bytes, local_deps_, channel, step);
+      sink_.add_local(OpKind::Encode, a, a, home(a), Buffer::Wire, chunk(r), r.bytes, local_deps_, channel, step);
   wrote_wire(a, r, encode);
   out.push_back(encode);
 }
@@ -460,8 +460,8 @@ OpId Builder::transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode 
   OpId& last = last_send_.slot(a, b, channel);
   if (last != kNoOp) deps.push_back(last);
   sort_unique(deps);
-  const OpId recv = schedule_.add_transfer(a, b, src, dst, mode, c, wire, deps, {}, channel, step);
-  last = schedule_.op(recv).match;
+  const OpId recv = sink_.add_transfer(a, b, src, dst, mode, c, wire, deps, {}, channel, step);
+  last = recv - 1;  // the Send (OpSink::add_transfer)
   return recv;
 }
 
@@ -487,7 +487,7 @@ OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::
   }
   // Encoded bytes land in b's wire buffer (b may forward them from there); the Decode writes b's own.
   const OpId recv = send(a, b, r, {}, channel, step, Buffer::Wire, RecvMode::Overwrite);
-  const OpId decode = schedule_.add_local(OpKind::Decode, b, b, Buffer::Wire, home(b), chunk(r), r.bytes,
+  const OpId decode = sink_.add_local(OpKind::Decode, b, b, Buffer::Wire, home(b), chunk(r), r.bytes,
                                           std::span<const OpId>(&recv, 1), channel, step);
   wrote_dense(b, r, decode);
   wrote_wire(b, r, recv);  // b may forward the encoded bytes as they arrived
@@ -497,7 +497,7 @@ OpId Builder::copy(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::
 OpId Builder::reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std::uint32_t step) {
   OpId incoming = send(a, b, r, {}, channel, step, Buffer::Inbox, RecvMode::Overwrite);
   if (payload_.quantized())
-    incoming = schedule_.add_local(OpKind::Decode, b, a, Buffer::Inbox, Buffer::Inbox, chunk(r), r.bytes,
+    incoming = sink_.add_local(OpKind::Decode, b, a, Buffer::Inbox, Buffer::Inbox, chunk(r), r.bytes,
                                    std::span<const OpId>(&incoming, 1), channel, step);
   std::vector<OpId>& deps = local_deps_;
   deps.clear();
@@ -505,7 +505,7 @@ OpId Builder::reduce(Endpoint a, Endpoint b, Range r, std::uint16_t channel, std
   deps.push_back(incoming);
   sort_unique(deps);
   const OpId reduce =
-      schedule_.add_local(OpKind::Reduce, b, a, Buffer::Inbox, home(b), chunk(r), r.bytes, deps, channel, step);
+      sink_.add_local(OpKind::Reduce, b, a, Buffer::Inbox, home(b), chunk(r), r.bytes, deps, channel, step);
   wrote_dense(b, r, reduce);
   return reduce;
 }
@@ -518,7 +518,7 @@ void Builder::copy_sparse(Endpoint a, Endpoint b, Range slot, std::uint16_t chan
   const OpId recv =
       transfer(a, b, Buffer::Sparse, Buffer::Sparse, RecvMode::Overwrite, c, slot.bytes, deps, channel, step);
   wrote_wire(b, slot, recv);
-  schedule_.add_local(OpKind::Decode, b, b, Buffer::Sparse, home(b), c, slot.bytes, std::span<const OpId>(&recv, 1),
+  sink_.add_local(OpKind::Decode, b, b, Buffer::Sparse, home(b), c, slot.bytes, std::span<const OpId>(&recv, 1),
                       channel, step);
 }
 

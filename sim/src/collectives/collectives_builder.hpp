@@ -101,7 +101,46 @@ class IntervalMap {
   std::vector<std::int64_t> firsts_;  ///< blocks_[i].front().start
 };
 
-/// Wraps a Schedule; tracks, per endpoint and byte range, the op that last produced the dense data
+/// Where a builder's ops go. ScheduleSink appends them to a Schedule; TimingOps
+/// (collectives/timing_ops.hpp) keeps only what a run times, for the channel fold's quotient.
+/// add_transfer adds the Send and then its Recv: the Send's id is always the Recv's minus one.
+class OpSink {
+ public:
+  virtual ~OpSink() = default;
+  /// Capacity hint: `ops` operations and `deps` dependency entries in all.
+  virtual void reserve(std::size_t ops, std::size_t deps) = 0;
+  virtual std::span<const EndpointInfo> endpoints() const = 0;
+  virtual Endpoint add_endpoint(DeviceId device, EndpointRole role) = 0;
+  /// As Schedule::add_local and Schedule::add_transfer (which returns the Recv's id).
+  virtual OpId add_local(OpKind kind, Endpoint at, Endpoint slot, Buffer src, Buffer dst, Chunk chunk, Bytes bytes,
+                         std::span<const OpId> deps, std::uint16_t channel, std::uint32_t step) = 0;
+  virtual OpId add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
+                            std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
+                            std::uint32_t step) = 0;
+};
+
+/// The full form: every op into `schedule`.
+class ScheduleSink final : public OpSink {
+ public:
+  explicit ScheduleSink(Schedule& schedule) : schedule_(schedule) {}
+  void reserve(std::size_t ops, std::size_t deps) override { schedule_.reserve(ops, deps); }
+  std::span<const EndpointInfo> endpoints() const override { return schedule_.endpoints(); }
+  Endpoint add_endpoint(DeviceId device, EndpointRole role) override { return schedule_.add_endpoint(device, role); }
+  OpId add_local(OpKind kind, Endpoint at, Endpoint slot, Buffer src, Buffer dst, Chunk chunk, Bytes bytes,
+                 std::span<const OpId> deps, std::uint16_t channel, std::uint32_t step) override {
+    return schedule_.add_local(kind, at, slot, src, dst, chunk, bytes, deps, channel, step);
+  }
+  OpId add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
+                    std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
+                    std::uint32_t step) override {
+    return schedule_.add_transfer(from, to, src, dst, mode, chunk, wire, send_deps, recv_deps, channel, step);
+  }
+
+ private:
+  Schedule& schedule_;
+};
+
+/// Writes into an OpSink; tracks, per endpoint and byte range, the op that last produced the dense data
 /// and (for quantised payloads) the op that produced its current encoded form. Every transfer also
 /// waits for the previous transfer on its connection (same sender, receiver and channel): a
 /// connection carries one piece at a time, in issue order, like an NCCL channel's FIFO to a peer.
@@ -109,9 +148,9 @@ class IntervalMap {
 class Builder {
  public:
   /// `filter` (optional, outlives the builder): build only its kept channels.
-  Builder(Schedule& schedule, const Payload& payload, ChannelFilter* filter = nullptr);
+  Builder(OpSink& sink, const Payload& payload, ChannelFilter* filter = nullptr);
 
-  Schedule& schedule() { return schedule_; }
+  OpSink& sink() { return sink_; }
   const Payload& payload() const { return payload_; }
   std::int64_t elem() const { return payload_.element_bytes(); }
 
@@ -181,7 +220,7 @@ class Builder {
                 std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step);
   void grow(Endpoint e);
 
-  Schedule& schedule_;
+  OpSink& sink_;
   Payload payload_;
   ChannelFilter* filter_;
   /// Counts `n` more kept items in the filter and reserves schedule for them (ChannelFilter).

@@ -18,7 +18,7 @@ void reserve_ring(Builder& b, std::span<const Unit> units, int p, std::size_t op
   for (const Unit& u : units)
     for (const Range& r : u.blocks) blocks += r.empty() ? 0 : 1;
   const std::size_t moves = blocks * std::size_t(p - 1);
-  b.schedule().reserve(moves * ops, moves * deps);
+  b.sink().reserve(moves * ops, moves * deps);
 }
 
 }  // namespace
@@ -146,13 +146,13 @@ void build_sparse_allreduce(Builder& b, const Group& ranks, const CollectiveSpec
     // Top-k selection reads the dense gradient and writes this rank's sparse part.
     const Endpoint e = ranks[std::size_t(r)];
     const OpId encode =
-        b.schedule().add_local(OpKind::Encode, e, e, Buffer::Data, Buffer::Sparse, b.chunk(whole_buffer(spec)),
-                               spec.message, {});
+        b.sink().add_local(OpKind::Encode, e, e, Buffer::Data, Buffer::Sparse, b.chunk(whole_buffer(spec)),
+                           spec.message, {}, 0, 0);
     b.wrote_wire(e, b.sparse_slot(r), encode);
     // The rank's own part is scatter-added like every received one.
     const std::vector<OpId> deps{encode};
-    b.schedule().add_local(OpKind::Decode, e, e, Buffer::Sparse, Buffer::Data, b.sparse_chunk(b.sparse_slot(r)),
-                           part_bytes, deps);
+    b.sink().add_local(OpKind::Decode, e, e, Buffer::Sparse, Buffer::Data, b.sparse_chunk(b.sparse_slot(r)),
+                       part_bytes, deps, 0, 0);
   }
   const Range slots{Bytes{}, part_bytes * p};
   const auto units = split_units(slots, p, spec.channels, spec.chunk, Layout::OwnerMajor, pair_bytes);

@@ -357,7 +357,7 @@ void build_rail(Builder& b, const std::vector<Group>& nodes, const CollectiveSpe
 
 void build_hierarchical(Builder& b, const Topology& topology, const Group& ranks, const CollectiveSpec& spec,
                         Hierarchy hierarchy, InterAlgorithm algorithm) {
-  const std::vector<Group> nodes = nodes_of(topology, ranks, b.schedule().endpoints());
+  const std::vector<Group> nodes = nodes_of(topology, ranks, b.sink().endpoints());
   const Inter inter{algorithm, topology};
   if (hierarchy == Hierarchy::Leader)
     build_leader(b, nodes, spec, inter);

@@ -183,7 +183,7 @@ void build_parameter_server(Builder& b, const Topology& topology, const Group& r
   std::vector<DeviceId> devices = spec.servers;
   if (devices.empty()) {
     std::vector<DeviceId> rank_devices;
-    for (Endpoint r : ranks) rank_devices.push_back(b.schedule().endpoints()[r].device);
+    for (Endpoint r : ranks) rank_devices.push_back(b.sink().endpoints()[r].device);
     devices = default_parameter_servers(topology, rank_devices);
   }
   Group servers;
@@ -191,7 +191,7 @@ void build_parameter_server(Builder& b, const Topology& topology, const Group& r
     if (d >= topology.device_count())
       throw std::invalid_argument("parameter_server: server device id " + std::to_string(d) +
                                   " is not in the topology");
-    servers.push_back(b.schedule().add_endpoint(d, EndpointRole::ParameterServer));
+    servers.push_back(b.sink().add_endpoint(d, EndpointRole::ParameterServer));
   }
   const int s_count = int(servers.size());
   const auto units =
@@ -210,14 +210,14 @@ void build_parameter_server(Builder& b, const Topology& topology, const Group& r
 
 SwitchAggregation::SwitchAggregation(Builder& b, const Topology& topology, const Group& ranks) : b_(b) {
   std::vector<DeviceId> rank_devices;
-  for (Endpoint r : ranks) rank_devices.push_back(b.schedule().endpoints()[r].device);
+  for (Endpoint r : ranks) rank_devices.push_back(b.sink().endpoints()[r].device);
   const std::optional<DeviceId> device = find_reducing_switch(topology, rank_devices);
   if (!device)
     throw std::invalid_argument(
         "in_network: no switch with in_network_reduction (SHARP/NVLS) is reachable from every rank");
   AggregationTree tree = aggregation_tree(topology, rank_devices, *device);
   parent_ = std::move(tree.parent);
-  for (DeviceId d : tree.switches) switches_.push_back(b.schedule().add_endpoint(d, EndpointRole::Switch));
+  for (DeviceId d : tree.switches) switches_.push_back(b.sink().add_endpoint(d, EndpointRole::Switch));
   const std::size_t n = switches_.size();
   // Deepest switches first, so that a switch's children have sent before it forwards.
   bottom_up_.resize(n);
