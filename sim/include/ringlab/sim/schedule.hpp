@@ -125,8 +125,8 @@ class Schedule {
                  std::span<const OpId> deps, std::uint16_t channel = 0, std::uint32_t step = 0);
   /// Adds a matched Send (on `from`, after send_deps, reading src[chunk]) and Recv (on `to`, after
   /// recv_deps, writing dst[chunk] as `mode` says); `wire` bytes cross the network.
-  /// Returns the Recv's id; the Send is ops()[recv].match. The transfer completes when the data
-  /// has arrived and the recv's deps are done.
+  /// Returns the Recv's id; the Send is ops()[recv].match, always the op just before it (recv - 1).
+  /// The transfer completes when the data has arrived and the recv's deps are done.
   OpId add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
                     std::span<const OpId> send_deps, std::span<const OpId> recv_deps = {},
                     std::uint16_t channel = 0, std::uint32_t step = 0);
