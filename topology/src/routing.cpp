@@ -166,6 +166,46 @@ struct Router::Impl {
   mutable std::unordered_map<std::uint64_t, std::vector<SourceCosts>> source_costs;
   mutable std::size_t source_costs_kept = 0;
   mutable std::mutex source_costs_mutex;
+  /// next_hops from fabric devices, per (destination << 32 | device), in one pool of steps (at most
+  /// kFabricStepBudget, 12 bytes each: 48 MiB) behind an open-addressing table.
+  static constexpr std::size_t kFabricStepBudget = std::size_t(1) << 22;
+  struct FabricSteps {
+    struct Entry {
+      std::uint64_t key = UINT64_MAX;  ///< UINT64_MAX: empty slot
+      std::uint32_t begin = 0, count = 0;
+    };
+    std::vector<Entry> slots = std::vector<Entry>(1024);
+    std::size_t used = 0;
+    std::vector<Step> pool;
+    std::size_t home(std::uint64_t key) const { return std::size_t((key * 0x9e3779b97f4a7c15ULL) >> 20) & (slots.size() - 1); }
+    const Entry* find(std::uint64_t key) const {
+      for (std::size_t i = home(key);; i = (i + 1) & (slots.size() - 1)) {
+        if (slots[i].key == key) return &slots[i];
+        if (slots[i].key == UINT64_MAX) return nullptr;
+      }
+    }
+    void insert(std::uint64_t key, const std::vector<Step>& steps) {
+      if (find(key)) return;  // another thread was first
+      if (2 * (used + 1) > slots.size()) grow();
+      std::size_t i = home(key);
+      while (slots[i].key != UINT64_MAX) i = (i + 1) & (slots.size() - 1);
+      slots[i] = Entry{key, std::uint32_t(pool.size()), std::uint32_t(steps.size())};
+      pool.insert(pool.end(), steps.begin(), steps.end());
+      ++used;
+    }
+    void grow() {
+      std::vector<Entry> old(2 * slots.size());
+      old.swap(slots);
+      for (const Entry& e : old) {
+        if (e.key == UINT64_MAX) continue;
+        std::size_t i = home(e.key);
+        while (slots[i].key != UINT64_MAX) i = (i + 1) & (slots.size() - 1);
+        slots[i] = e;
+      }
+    }
+  };
+  mutable FabricSteps fabric_steps;
+  mutable std::mutex fabric_steps_mutex;
 
   /// Everything one (src, dst) query needs; built per call.
   struct Pair {
@@ -401,6 +441,34 @@ struct Router::Impl {
 
   /// The next hops on equal-cost shortest paths from `node`, in ascending link id.
   std::vector<Step> next_hops(const Pair& pair, DeviceId node, Phase phase) const {
+    std::vector<Step> steps;
+    next_hops(pair, node, phase, steps);
+    return steps;
+  }
+  /// The same into `steps` (replaced).
+  void next_hops(const Pair& pair, DeviceId node, Phase phase, std::vector<Step>& steps) const {
+    if (phase != Phase::Fabric) {
+      steps = compute_next_hops(pair, node, phase);
+      return;
+    }
+    // From a fabric device they depend on the destination and the device alone (the device's cost,
+    // the destination's entries and zone): kept per (destination, device) for every source and
+    // ECMP key. A big switch has hundreds or thousands of neighbours to price, once per route before.
+    const std::uint64_t key = std::uint64_t(pair.dst) << 32 | node;
+    {
+      const std::lock_guard lock(fabric_steps_mutex);
+      if (const FabricSteps::Entry* e = fabric_steps.find(key)) {
+        const auto first = fabric_steps.pool.begin() + e->begin;
+        steps.assign(first, first + e->count);
+        return;
+      }
+    }
+    steps = compute_next_hops(pair, node, phase);
+    const std::lock_guard lock(fabric_steps_mutex);
+    if (fabric_steps.pool.size() + steps.size() <= kFabricStepBudget) fabric_steps.insert(key, steps);
+  }
+
+  std::vector<Step> compute_next_hops(const Pair& pair, DeviceId node, Phase phase) const {
     const Cost here = cost_at(pair, node, phase);
     // From a fabric device, a fabric neighbour y is a next hop iff an entry that gives `here` at
     // node (its BFS distance there plus its cost) is one hop nearer from y: distances obey the
@@ -462,8 +530,9 @@ struct Router::Impl {
     directions.reserve(std::size_t(pair.total.hops));
     DeviceId node = pair.src;
     Phase phase = start_phase(pair);
+    std::vector<Step> steps;
     while (node != pair.dst) {
-      const std::vector<Step> steps = next_hops(pair, node, phase);
+      next_hops(pair, node, phase, steps);
       assert(!steps.empty());
       std::size_t pick = 0;
       if (policy == EcmpPolicy::Hash && steps.size() > 1) pick = splitmix64(flow_hash ^ node) % steps.size();
