@@ -383,14 +383,15 @@ TEST_CASE("one Router shared by several threads gives the routes a private one g
   }
 }
 
-TEST_CASE("a warm router's shared source-zone tables and fabric next hops give every pair the routes a fresh "
+TEST_CASE("a warm router's shared source-zone tables and kept next hops give every pair the routes a fresh "
           "router gives it",
           "[routing]") {
   // Source-zone cost tables are reused across sources and destinations whose key (zone, exit costs,
-  // destination inside the zone) is equal, and a fabric device's next hops across sources and keys
-  // with the same destination. A fresh router computes each pair's table from nothing; a warm one
-  // has served every other pair first, in another order, so any dependency the keys missed would
-  // show up as a different route, count or hop number (keying the next hops by device alone does).
+  // destination inside the zone) is equal, and the next hops of a fabric device, or of a device in
+  // the destination's zone past the source's, across sources and keys with the same destination. A
+  // fresh router computes each pair's table from nothing; a warm one has served every other pair
+  // first, in another order, so any dependency the keys missed would show up as a different route,
+  // count or hop number (keying either kind of next hops by device alone does).
   ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
   gb200.node.nvlink_domain = 2;
   const ClusterSpec spec = GENERATE_COPY(generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),

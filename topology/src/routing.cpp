@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <memory>
 #include <mutex>
 #include <cassert>
@@ -166,8 +167,9 @@ struct Router::Impl {
   mutable std::unordered_map<std::uint64_t, std::vector<SourceCosts>> source_costs;
   mutable std::size_t source_costs_kept = 0;
   mutable std::mutex source_costs_mutex;
-  /// next_hops from fabric devices, per (destination << 32 | device), in one pool of steps (at most
-  /// kFabricStepBudget, 12 bytes each: 48 MiB) behind an open-addressing table.
+  /// next_hops from fabric devices and, after the source's zone, in the destination's, per
+  /// (destination << 32 | device), in one pool of steps (at most kFabricStepBudget, 12 bytes each:
+  /// 48 MiB) behind an open-addressing table.
   static constexpr std::size_t kFabricStepBudget = std::size_t(1) << 22;
   struct FabricSteps {
     struct Entry {
@@ -177,7 +179,11 @@ struct Router::Impl {
     std::vector<Entry> slots = std::vector<Entry>(1024);
     std::size_t used = 0;
     std::vector<Step> pool;
-    std::size_t home(std::uint64_t key) const { return std::size_t((key * 0x9e3779b97f4a7c15ULL) >> 20) & (slots.size() - 1); }
+    /// Fibonacci hashing: the product's top bits depend on every bit of the key (its middle bits
+    /// ignored the destination in the high word, so one device's entries all shared a home).
+    std::size_t home(std::uint64_t key) const {
+      return std::size_t((key * 0x9e3779b97f4a7c15ULL) >> (64 - std::countr_zero(slots.size())));
+    }
     const Entry* find(std::uint64_t key) const {
       for (std::size_t i = home(key);; i = (i + 1) & (slots.size() - 1)) {
         if (slots[i].key == key) return &slots[i];
@@ -447,13 +453,15 @@ struct Router::Impl {
   }
   /// The same into `steps` (replaced).
   void next_hops(const Pair& pair, DeviceId node, Phase phase, std::vector<Step>& steps) const {
-    if (phase != Phase::Fabric) {
+    if (phase == Phase::Source) {
       steps = compute_next_hops(pair, node, phase);
       return;
     }
     // From a fabric device they depend on the destination and the device alone (the device's cost,
     // the destination's entries and zone): kept per (destination, device) for every source and
     // ECMP key. A big switch has hundreds or thousands of neighbours to price, once per route before.
+    // So do they from a device of the destination's zone once the walk has left the source's (its
+    // costs there, and the zone, are the destination's). The device's zone tells the two phases apart.
     const std::uint64_t key = std::uint64_t(pair.dst) << 32 | node;
     {
       const std::lock_guard lock(fabric_steps_mutex);
@@ -509,11 +517,11 @@ struct Router::Impl {
     return pair.src_zone == kFabricZone ? Phase::Fabric : Phase::Source;
   }
 
-  Route make_route(const std::vector<DirectionId>& directions) const {
+  Route make_route(std::vector<DirectionId> directions) const {
     Route route;
-    route.directions = directions;
+    route.directions = std::move(directions);
     bool first = true;
-    for (const DirectionId c : directions) {
+    for (const DirectionId c : route.directions) {
       const Link& link = topology->link(Topology::direction_link(c));
       route.latency += link.latency;
       route.overhead = std::max(route.overhead, link.overhead);
@@ -541,7 +549,7 @@ struct Router::Impl {
       node = steps[pick].peer;
       phase = steps[pick].phase;
     }
-    return make_route(directions);
+    return make_route(std::move(directions));
   }
 
   std::uint64_t count_paths(const Pair& pair, DeviceId node, Phase phase,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 
 #include "engine/engine_common.hpp"
@@ -78,7 +79,11 @@ class OpIndex {
     return (std::uint64_t(op.kind) << (2 * kEndpointBits + 16)) | (std::uint64_t(op.at) << (kEndpointBits + 16)) |
            (std::uint64_t(op.peer) << 16) | op.channel;
   }
-  std::size_t home(std::uint64_t k) const { return std::size_t((k * 0x9e3779b97f4a7c15ULL) >> 20) & (slots_.size() - 1); }
+  /// Fibonacci hashing on the product's top bits, which depend on every bit of the key (its middle
+  /// bits ignored `at`, so the runs of one kind, peer and channel shared a home).
+  std::size_t home(std::uint64_t k) const {
+    return std::size_t((k * 0x9e3779b97f4a7c15ULL) >> (64 - std::countr_zero(slots_.size())));
+  }
   std::uint32_t find(std::uint64_t k) const {
     for (std::size_t i = home(k);; i = (i + 1) & (slots_.size() - 1)) {
       if (slots_[i] == kEmpty || runs_[slots_[i]].key == k) return slots_[i];
