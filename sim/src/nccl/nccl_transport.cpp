@@ -91,9 +91,11 @@ struct NcclTransports::Impl {
   }
 
   /// ncclTopoCheckGdr for one side of a NET connection through `nic`: `read` for the sender.
-  bool gdr(DeviceId gpu, DeviceId nic, bool read) const {
+  bool gdr(DeviceId gpu, DeviceId nic, bool read) const { return gdr(gpu, nic, path_type(gpu, nic), read); }
+  /// The same, given the path type between them.
+  bool gdr(DeviceId gpu, DeviceId nic, NcclPath path, bool read) const {
     if (tcp(nic)) return false;  // NCCL's socket transport works on host memory only
-    if (path_type(gpu, nic) > env.gdr_level.value_or(kDefaultGdrLevel)) return false;
+    if (path > env.gdr_level.value_or(kDefaultGdrLevel)) return false;
     if (!read) return true;
     if (env.gdr_read == 0) return false;
     if (env.gdr_read == 1) return true;
@@ -212,7 +214,8 @@ NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ra
       if (t.device(nic).kind != DeviceKind::Nic || t.device(nic).host != t.device(gpus.front()).host) continue;
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
-        const bool direct = impl_->gdr(a, nic, true) && impl_->gdr(a, nic, false);
+        const NcclPath path = impl_->path_type(a, nic);
+        const bool direct = impl_->gdr(a, nic, path, true) && impl_->gdr(a, nic, path, false);
         if (!direct && ++n.staged && first_only) return n;
       }
     }
