@@ -168,10 +168,10 @@ struct Router::Impl {
   mutable std::size_t source_costs_kept = 0;
   mutable std::mutex source_costs_mutex;
   /// next_hops from fabric devices and, after the source's zone, in the destination's, per
-  /// (destination << 32 | device), in one pool of steps (at most kFabricStepBudget, 12 bytes each:
+  /// (destination << 32 | device), in one pool of steps (at most kKeptStepBudget, 12 bytes each:
   /// 48 MiB) behind an open-addressing table.
-  static constexpr std::size_t kFabricStepBudget = std::size_t(1) << 22;
-  struct FabricSteps {
+  static constexpr std::size_t kKeptStepBudget = std::size_t(1) << 22;
+  struct KeptSteps {
     struct Entry {
       std::uint64_t key = UINT64_MAX;  ///< UINT64_MAX: empty slot
       std::uint32_t begin = 0, count = 0;
@@ -210,8 +210,8 @@ struct Router::Impl {
       }
     }
   };
-  mutable FabricSteps fabric_steps;
-  mutable std::mutex fabric_steps_mutex;
+  mutable KeptSteps kept_steps;
+  mutable std::mutex kept_steps_mutex;
 
   /// Everything one (src, dst) query needs; built per call.
   struct Pair {
@@ -464,16 +464,16 @@ struct Router::Impl {
     // costs there, and the zone, are the destination's). The device's zone tells the two phases apart.
     const std::uint64_t key = std::uint64_t(pair.dst) << 32 | node;
     {
-      const std::lock_guard lock(fabric_steps_mutex);
-      if (const FabricSteps::Entry* e = fabric_steps.find(key)) {
-        const auto first = fabric_steps.pool.begin() + e->begin;
+      const std::lock_guard lock(kept_steps_mutex);
+      if (const KeptSteps::Entry* e = kept_steps.find(key)) {
+        const auto first = kept_steps.pool.begin() + e->begin;
         steps.assign(first, first + e->count);
         return;
       }
     }
     steps = compute_next_hops(pair, node, phase);
-    const std::lock_guard lock(fabric_steps_mutex);
-    if (fabric_steps.pool.size() + steps.size() <= kFabricStepBudget) fabric_steps.insert(key, steps);
+    const std::lock_guard lock(kept_steps_mutex);
+    if (kept_steps.pool.size() + steps.size() <= kKeptStepBudget) kept_steps.insert(key, steps);
   }
 
   std::vector<Step> compute_next_hops(const Pair& pair, DeviceId node, Phase phase) const {
