@@ -24,7 +24,6 @@ struct ShareAfter {
 FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
     : directions_(capacity_bytes_per_ps.size()),
       direction_hops_(capacity_bytes_per_ps.size()),
-      bound_sum_(capacity_bytes_per_ps.size(), 0.0),
       released_(capacity_bytes_per_ps.size(), 0),
       twin_class_(capacity_bytes_per_ps.size(), kNoClass),
       twin_pos_(capacity_bytes_per_ps.size(), 0) {
@@ -148,19 +147,20 @@ void FlowNetwork::touch(DirectionId c) {
 void FlowNetwork::add_hop(std::uint32_t h) {
   Hop& hop = hops_[h];
   Direction& direction = directions_[hop.direction];
+  const Entry entry{hop.flow, h, hop.weight};
   if (direction.count == 0) {  // alone: no list
-    direction.lone = h;
+    direction.lone = entry;
   } else {
-    std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
+    std::vector<Entry>& list = direction_hops_[hop.direction];
     if (direction.count == 1) {  // a second flow: materialise the list, the first flow first
-      const Hop& lone = hops_[direction.lone];
-      hops_[direction.lone].slot = 0;
-      list.push_back(direction.lone);
-      bound_sum_[hop.direction] = flows_[lone.flow].bound * lone.weight;
+      const Entry lone = direction.lone;
+      hops_[lone.hop].slot = 0;
+      list.push_back(lone);
+      direction.bound_sum = flows_[lone.flow].bound * lone.weight;
     }
-    bound_sum_[hop.direction] += flows_[hop.flow].bound * hop.weight;
+    direction.bound_sum += flows_[hop.flow].bound * hop.weight;
     hop.slot = std::uint32_t(list.size());
-    list.push_back(h);
+    list.push_back(entry);
   }
   ++direction.count;
   direction.weight += hop.weight;
@@ -177,11 +177,11 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   }
   const bool was_slack = slack(hop.direction);
   --direction.count;
-  bound_sum_[hop.direction] -= flows_[hop.flow].bound * hop.weight;  // rebuilt from scratch when a list is next made
+  direction.bound_sum -= flows_[hop.flow].bound * hop.weight;  // rebuilt from scratch when a list is next made
   // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
-  std::vector<std::uint32_t>& list = direction_hops_[hop.direction];
+  std::vector<Entry>& list = direction_hops_[hop.direction];
   list[hop.slot] = list.back();
-  hops_[list[hop.slot]].slot = hop.slot;
+  hops_[list[hop.slot].hop].slot = hop.slot;
   list.pop_back();
   if (direction.count == 1) {
     direction.lone = list.front();
@@ -192,9 +192,9 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
 
 FlowId FlowNetwork::take_vacated(RouteId route, double rate_cap) {
   FlowId* link = &vacated_head_[route];
-  while (*link != kNoFlow && flows_[*link].rate_cap != rate_cap) link = &flows_[*link].next_vacated;
+  while (*link != kNoFlow && flows_[*link].rate_cap != rate_cap) link = &flow_links_[*link].next_vacated;
   const FlowId id = *link;
-  if (id != kNoFlow) *link = flows_[id].next_vacated;
+  if (id != kNoFlow) *link = flow_links_[id].next_vacated;
   return id;
 }
 
@@ -223,6 +223,7 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   } else {
     id = FlowId(flows_.size());
     flows_.emplace_back();
+    flow_links_.emplace_back();
   }
   const std::span<const DirectionId> directions = route(route_id);
   const std::uint32_t* weights = route_weights_.data() + routes_[route_id].begin;
@@ -230,9 +231,10 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   const std::uint32_t begin = allocate_hops(count);
   Flow& flow = flows_[id];
   flow = Flow{};
-  flow.route = route_id;
+  flow_links_[id].route = route_id;
   flow.hop_begin = begin;
-  flow.hop_count = count;
+  assert(count <= UINT16_MAX);
+  flow.hop_count = std::uint16_t(count);
   flow.visit = epoch_;
   flow.active = true;
   flow.rate_cap = rate_cap;
@@ -259,9 +261,10 @@ void FlowNetwork::finish(FlowId id, Duration now) {
   flow.active = false;
   flow.fresh = false;
   vacated_at_ = now.picoseconds();
-  if (vacated_head_[flow.route] == kNoFlow) vacated_routes_.push_back(flow.route);
-  flow.next_vacated = vacated_head_[flow.route];
-  vacated_head_[flow.route] = id;
+  FlowLink& link = flow_links_[id];
+  if (vacated_head_[link.route] == kNoFlow) vacated_routes_.push_back(link.route);
+  link.next_vacated = vacated_head_[link.route];
+  vacated_head_[link.route] = id;
   --active_;
 }
 
@@ -301,8 +304,8 @@ void FlowNetwork::add_to_component(FlowId f) {
 void FlowNetwork::grow_component(std::size_t next) {
   while (next < component_directions_.size()) {
     const DirectionId c = component_directions_[next++];
-    for_each_hop(c, [&](std::uint32_t h) {
-      const FlowId f = hops_[h].flow;
+    for_each_entry(c, [&](const Entry& e) {
+      const FlowId f = e.flow;
       if (flows_[f].visit != epoch_) add_to_component(f);
     });
   }
@@ -328,7 +331,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
 void FlowNetwork::fill_component() {
   if (component_flows_.size() == 1) {  // alone on its directions (the common case in rings)
     Flow& flow = flows_[component_flows_.front()];
-    flow.new_rate = std::min(flow.rate_cap, routes_[flow.route].min_capacity);
+    flow.new_rate = flow.bound;  // min(rate_cap, the route's narrowest capacity)
     return;
   }
   heap_.clear();
@@ -367,8 +370,8 @@ void FlowNetwork::run_filling(std::size_t unfrozen_flows) {
       const double share = direction.residual / direction.unfrozen;
       if (share != top.share) continue;
       direction.round = round_;  // every flow on c freezes now; no need to re-push it
-      for_each_hop(c, [&](std::uint32_t h) {
-        const FlowId f = hops_[h].flow;
+      for_each_entry(c, [&](const Entry& e) {
+        const FlowId f = e.flow;
         if (flows_[f].frozen) return;
         freeze(f, share);
         --unfrozen_flows;
@@ -417,11 +420,11 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
     // A direction that can limit and lost a flow, or has just stopped limiting: all its flows.
     // One that only gained flows needs them all only if it can fill up (see arrivals_fit()).
     if ((!slack(t) && (directions_[t].departed == touch_epoch_ || !arrivals_fit(t))) || released_[t] == touch_epoch_) {
-      for_each_hop(t, [&](std::uint32_t h) { take(hops_[h].flow); });
+      for_each_entry(t, [&](const Entry& e) { take(e.flow); });
       continue;
     }
-    for_each_hop(t, [&](std::uint32_t h) {
-      if (flows_[hops_[h].flow].rate == 0) take(hops_[h].flow);  // a flow that just started
+    for_each_entry(t, [&](const Entry& e) {
+      if (flows_[e.flow].rate == 0) take(e.flow);  // a flow that just started
     });
   }
   for (int attempt = 0;; ++attempt) {
@@ -447,9 +450,9 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
 
 bool FlowNetwork::arrivals_fit(DirectionId c) const {
   double load = 0;
-  for_each_hop(c, [&](std::uint32_t h) {
-    const Flow& flow = flows_[hops_[h].flow];
-    load += (flow.rate == 0 ? flow.bound : flow.rate) * hops_[h].weight;
+  for_each_entry(c, [&](const Entry& e) {
+    const Flow& flow = flows_[e.flow];
+    load += (flow.rate == 0 ? flow.bound : flow.rate) * e.weight;
   });
   return load <= directions_[c].capacity * kSlackFraction;
 }
@@ -484,15 +487,15 @@ void FlowNetwork::fill_locally() {
       component_directions_.push_back(c);
       direction.residual = direction.capacity;
       direction.unfrozen = 0;
-      for_each_hop(c, [&](std::uint32_t h) {
-        Flow& other = flows_[hops_[h].flow];
+      for_each_entry(c, [&](const Entry& e) {
+        Flow& other = flows_[e.flow];
         if (other.visit == epoch_) {
-          direction.unfrozen += hops_[h].weight;
+          direction.unfrozen += e.weight;
           return;
         }
         other.frozen = true;  // keeps its rate: the filling passes it by
         other.new_rate = other.rate;
-        direction.residual -= other.rate * hops_[h].weight;
+        direction.residual -= other.rate * e.weight;
       });
       direction.residual = std::max(0.0, direction.residual);
     }
@@ -521,18 +524,18 @@ bool FlowNetwork::bottlenecks_hold() {
     direction.load = 0;
     direction.load_before = 0;
     direction.peak = 0;
-    for_each_hop(c, [&](std::uint32_t h) {
-      const double r = effective(hops_[h].flow);
-      direction.load += r * hops_[h].weight;
-      direction.load_before += flows_[hops_[h].flow].rate * hops_[h].weight;
+    for_each_entry(c, [&](const Entry& e) {
+      const double r = effective(e.flow);
+      direction.load += r * e.weight;
+      direction.load_before += flows_[e.flow].rate * e.weight;
       direction.peak = std::max(direction.peak, r);
     });
   };
   auto fail_others_on = [&](DirectionId c) {
     if (directions_[c].failed == check_epoch_) return;
     directions_[c].failed = check_epoch_;
-    for_each_hop(c, [&](std::uint32_t h) {
-      if (flows_[hops_[h].flow].visit != epoch_) failed_.push_back(hops_[h].flow);
+    for_each_entry(c, [&](const Entry& e) {
+      if (flows_[e.flow].visit != epoch_) failed_.push_back(e.flow);
     });
   };
   check_flows_.clear();
@@ -547,11 +550,11 @@ bool FlowNetwork::bottlenecks_hold() {
     // was and is nobody's bottleneck, so its flows need checking only for their other directions.
     const double full = direction.capacity * (1 - kLocalTolerance);
     if (direction.departed != touch_epoch_ && direction.load < full && direction.load_before < full) return;
-    for_each_hop(c, [&](std::uint32_t h) {
-      Flow& flow = flows_[hops_[h].flow];
+    for_each_entry(c, [&](const Entry& e) {
+      Flow& flow = flows_[e.flow];
       if (flow.checked == check_epoch_) return;
       flow.checked = check_epoch_;
-      check_flows_.push_back(hops_[h].flow);
+      check_flows_.push_back(e.flow);
     });
   };
   for (DirectionId t : touched_directions_) changed_direction(t);
@@ -624,7 +627,7 @@ void FlowNetwork::solve_from_flow(FlowId f, Duration now, std::vector<FlowId>& c
 
 void FlowNetwork::reallocate(Duration now, std::vector<FlowId>& changed) {
   for (const RouteId r : vacated_routes_) {  // finished flows nobody took over leave now
-    for (FlowId f = vacated_head_[r]; f != kNoFlow; f = flows_[f].next_vacated) remove_flow(f, vacated_at_);
+    for (FlowId f = vacated_head_[r]; f != kNoFlow; f = flow_links_[f].next_vacated) remove_flow(f, vacated_at_);
     vacated_head_[r] = kNoFlow;
   }
   vacated_routes_.clear();
@@ -667,8 +670,8 @@ void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed)
       // flow that just started there (it may have no other) and, when the direction has just stopped
       // limiting, every flow it limited.
       const bool released = released_[seed] == touch_epoch_;
-      for_each_hop(seed, [&](std::uint32_t h) {
-        const FlowId f = hops_[h].flow;
+      for_each_entry(seed, [&](const Entry& e) {
+        const FlowId f = e.flow;
         if (flows_[f].visit == epoch_ || (!released && flows_[f].rate != 0)) return;
         recomputed = true;
         solve_from_flow(f, now, changed);
@@ -676,7 +679,7 @@ void FlowNetwork::reallocate_touched(Duration now, std::vector<FlowId>& changed)
       continue;
     }
     if (direction.count == 1) {
-      const FlowId f = hops_[direction.lone].flow;
+      const FlowId f = direction.lone.flow;
       if (flows_[f].visit == epoch_) continue;  // reached already, from another direction of its route
       if (is_alone(flows_[f])) {
         // Its component is the flow itself: no search, no filling. Its directions hold no other flow
@@ -715,7 +718,7 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
 
 double FlowNetwork::load(DirectionId c) const {
   double sum = 0;
-  for_each_hop(c, [&](std::uint32_t h) { sum += flows_[hops_[h].flow].rate * hops_[h].weight; });
+  for_each_entry(c, [&](const Entry& e) { sum += flows_[e.flow].rate * e.weight; });
   return sum;
 }
 

@@ -48,15 +48,15 @@
 // allocates only while it grows to its peak number of concurrent flows. Deterministic: the same
 // sequence of calls yields bit-identical rates.
 //
-// Cache footprint (it decides the speed of 8192-rank rings, whose tables do not fit in cache): a
-// direction's state (capacity, flow count, epochs, statistics, filling and check scratch) is one
-// cache-aligned record of two lines (splitting the statistics off into a 64-byte hot record made
-// nccl8192 no faster, within this machine's noise), and a flow alone on a direction (the common
-// case in a ring) is held inline in that record.
-// The direction's hop list is materialised only while two or more flows share it, in the same order
-// as a plain list, so results do not depend on the representation.
+// Cache footprint (it decides the speed of 8192-rank runs, whose tables do not fit in cache): a
+// direction's state is one cache-aligned record of two lines, the first holding all that filling
+// and slack() read, and a flow alone on a direction (the common case in a ring) is held inline in
+// it. A flow's state is one line. A direction's list of flows is materialised only while two or
+// more flows share it, in the same order as a plain list, so results do not depend on the
+// representation; each entry carries the flow and its weight, so walking it touches no hop.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -111,7 +111,7 @@ class FlowNetwork {
   /// Completion time at the current rate: now + ceil(remaining / rate), where a residue below
   /// kResidueBytes counts as done (returns now). Precondition: rate > 0.
   Duration finish_time(FlowId flow, Duration now) const;
-  RouteId flow_route(FlowId flow) const { return flows_[flow].route; }
+  RouteId flow_route(FlowId flow) const { return flow_links_[flow].route; }
   std::size_t active_flows() const { return active_; }
 
   /// Sum of the rates of the flows on a direction (bytes per picosecond). O(flows on the direction).
@@ -141,7 +141,7 @@ class FlowNetwork {
   /// Calls f(flow) for every flow on direction c in list order (the order filling visits them).
   template <class F>
   void for_each_flow_on(DirectionId c, F&& f) const {
-    for_each_hop(c, [&](std::uint32_t h) { f(hops_[h].flow); });
+    for_each_entry(c, [&](const Entry& e) { f(e.flow); });
   }
   /// Statistics up to a time, per direction: bytes started on it and picoseconds it was busy.
   struct Totals {
@@ -166,22 +166,27 @@ class FlowNetwork {
   static constexpr double kResidueBytes = 1e-3;
 
  private:
-  struct Flow {
-    RouteId route = 0;
+  /// A flow's state in one cache line: all that filling and the bottleneck check read. Its route
+  /// and its place in the chain of flows finished this instant are in flow_links_.
+  struct alignas(64) Flow {
     std::uint32_t hop_begin = 0;   ///< first of this flow's entries in hops_
-    std::uint32_t hop_count = 0;
     std::uint32_t visit = 0;       ///< epoch of the last reallocate() that reached it
-    bool active = false;
-    bool frozen = false;           ///< progressive filling: rate fixed in the current pass
+    std::uint32_t checked = 0;     ///< check_epoch_ of the last bottleneck check
+    std::uint16_t hop_count = 0;
+    bool active : 1 = false;
+    bool frozen : 1 = false;       ///< progressive filling: rate fixed in the current pass
+    bool fresh : 1 = false;        ///< took a finished flow's place; reallocate() reports it
     double rate = 0;               ///< bytes per picosecond
+    double new_rate = 0;           ///< scratch for reallocate()
     double rate_cap = kUnlimitedRate;
     double bound = 0;              ///< upper bound on its rate: min(rate_cap, route's narrowest capacity)
     double remaining = 0;          ///< bytes left at time `settled`
     std::int64_t settled = 0;      ///< picoseconds
-    double new_rate = 0;           ///< scratch for reallocate()
-    FlowId next_vacated = 0;       ///< finished this instant: the next such flow on its route
-    std::uint32_t checked = 0;     ///< check_epoch_ of the last bottleneck check
-    bool fresh = false;            ///< took a finished flow's place; reallocate() reports it
+  };
+  static_assert(sizeof(Flow) == 64);
+  struct FlowLink {
+    RouteId route = 0;
+    FlowId next_vacated = 0;  ///< finished this instant: the next such flow on its route
   };
   /// One hop of one active flow; a direction's list points at these, and `slot` is the position in it.
   struct Hop {
@@ -190,35 +195,46 @@ class FlowNetwork {
     std::uint32_t slot = 0;
     std::uint32_t weight = 1;  ///< times the flow crosses the direction (a folded flow's orbit)
   };
+  /// A flow on a direction, as the direction's list holds it: the flow and its hop's weight, so that
+  /// walking a direction's flows needs no trip through hops_ (`hop` is kept for the swap-remove).
+  struct Entry {
+    FlowId flow = 0;
+    std::uint32_t hop = 0;
+    std::uint32_t weight = 1;
+  };
   struct RouteSpan {
     std::uint32_t begin = 0;
     std::uint32_t length = 0;
     double min_capacity = 0;  ///< of its directions: the rate of a flow alone on them (without cap)
   };
-  /// A direction's state, cache-aligned (128 bytes). Its flows are `lone` (a hop index) while it has
-  /// at most one, else the hop list direction_hops_[c].
+  /// A direction's state, cache-aligned (128 bytes). Its flows are `lone` while it has at most one,
+  /// else the list direction_hops_[c].
   struct alignas(64) Direction {
+    // First line: what the filling and slack() read.
     double capacity = 0;          ///< bytes per picosecond
+    double residual = 0;          ///< progressive filling scratch
+    double bound_sum = 0;         ///< sum of Flow::bound x weight over its flows (kept while count >= 2)
+    std::uint32_t count = 0;      ///< flows on it
+    std::uint32_t weight = 0;     ///< sum of their hops' weights: the flows a folded run stands for
+    std::uint32_t visit = 0;      ///< epoch marks for component search
+    std::uint32_t unfrozen = 0;   ///< progressive filling scratch
+    std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
+    DirectionId twin = 0;         ///< the narrowest of its twins (itself when it is that one)
+    Entry lone;                   ///< its only flow when count == 1
+    std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
+    // Second line: statistics and the bottleneck check.
     double bytes = 0;             ///< statistics: bytes of every flow started on it
     std::int64_t busy_since = 0;  ///< picoseconds
     std::int64_t busy_total = 0;
-    double residual = 0;          ///< progressive filling scratch
-    std::uint32_t count = 0;      ///< flows on it
-    std::uint32_t weight = 0;     ///< sum of their hops' weights: the flows a folded run stands for
-    std::uint32_t lone = 0;       ///< the hop of its only flow when count == 1
-    std::uint32_t visit = 0;      ///< epoch marks for component search
-    std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
-    std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
-    std::uint32_t unfrozen = 0;   ///< progressive filling scratch
+    double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
+    double load_before = 0;       ///< and of their rates before this instant (new flows at 0)
+    double peak = 0;              ///< and the fastest of them
     std::uint32_t checked = 0;    ///< check_epoch_ when load and peak were measured
     std::uint32_t listed = 0;     ///< check_epoch_ when its flows were queued for the check
     std::uint32_t failed = 0;     ///< check_epoch_ when its other flows were queued for re-solving
     std::uint32_t departed = 0;   ///< touch_epoch_ in which a flow left it
-    DirectionId twin = 0;         ///< the narrowest of its twins (itself when it is that one)
-    double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
-    double load_before = 0;       ///< and of their rates before this instant (new flows at 0)
-    double peak = 0;              ///< and the fastest of them
   };
+  static_assert(sizeof(Direction) == 128 && offsetof(Direction, bytes) == 64);
   struct Share {
     double share;
     std::uint32_t key;  ///< direction id, or kCapKey | flow id for a per-flow cap
@@ -237,7 +253,7 @@ class FlowNetwork {
   bool slack(DirectionId c) const {
     const Direction& d = directions_[c];
     if (d.count == 0) return true;
-    const double sum = d.count == 1 ? flows_[hops_[d.lone].flow].bound * hops_[d.lone].weight : bound_sum_[c];
+    const double sum = d.count == 1 ? flows_[d.lone.flow].bound * d.lone.weight : d.bound_sum;
     return sum <= d.capacity * kSlackFraction;
   }
   static constexpr double kSlackFraction = 1.0 - 1e-9;
@@ -291,21 +307,20 @@ class FlowNetwork {
   void touch(DirectionId c);
   void add_hop(std::uint32_t hop);
   void remove_hop(std::uint32_t hop);
-  /// Calls f(hop index) for every flow on direction c, in list order.
+  /// Calls f(const Entry&) for every flow on direction c, in list order.
   template <class F>
-  void for_each_hop(DirectionId c, F&& f) const {
+  void for_each_entry(DirectionId c, F&& f) const {
     if (directions_[c].count == 1) {
       f(directions_[c].lone);
       return;
     }
     if (directions_[c].count == 0) return;
-    for (std::uint32_t h : direction_hops_[c]) f(h);
+    for (const Entry& e : direction_hops_[c]) f(e);
   }
 
   // Directions.
   std::vector<Direction> directions_;
-  std::vector<std::vector<std::uint32_t>> direction_hops_;  ///< indices into hops_, while count >= 2
-  std::vector<double> bound_sum_;          ///< per direction: sum of Flow::bound over its flows (kept while count >= 2)
+  std::vector<std::vector<Entry>> direction_hops_;  ///< its flows, while count >= 2
   std::vector<std::uint32_t> released_;    ///< per direction: touch_epoch_ in which it turned slack
 
   // Twins: directions crossed by exactly the same routes, each as often, carry the same flows at
@@ -335,12 +350,13 @@ class FlowNetwork {
   std::vector<std::uint32_t> route_weights_;   ///< and how often the route lists each
   std::vector<RouteSpan> routes_;
   std::vector<Flow> flows_;
+  std::vector<FlowLink> flow_links_;  ///< per flow slot
   std::vector<FlowId> free_flows_;
   std::vector<Hop> hops_;
   std::vector<std::vector<std::uint32_t>> free_hops_;  ///< free hop ranges by length
   std::size_t active_ = 0;
   // Flows finished in the current instant, still in their directions' lists until reallocate():
-  // per route the most recent (chained through Flow::next_vacated), the routes that have one, the
+  // per route the most recent (chained through FlowLink::next_vacated), the routes that have one, the
   // instant, and the flows that took a finished one's place.
   static constexpr FlowId kNoFlow = UINT32_MAX;
   std::vector<FlowId> vacated_head_;
