@@ -4,6 +4,7 @@
 // error, 3 a sweep whose output was written but some of whose points failed.
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "commands.hpp"
 #include "manual.hpp"
@@ -55,6 +56,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const ringlab::RangeError& e) {  // a quantity the inputs imply that the clock or counters cannot hold
     std::cerr << "ringlab: error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {  // inputs that imply more state than memory holds
+    std::cerr << "ringlab: error: out of memory: the run needs more memory than this process can allocate; "
+                 "expected a smaller cluster, or fewer sizes, channels or sweep points\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "ringlab: internal error: " << e.what() << '\n';

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -333,6 +334,12 @@ SizeRun run_size(CollectiveSweep& sweep, const RunPlan& plan, Bytes size, bool k
   } catch (const RangeError& e) {
     throw InputError(where, "/simulate/sizes",
                      "size " + to_string(size) + ": " + e.what() + ": expected a smaller size or faster links");
+  } catch (const std::bad_alloc&) {
+    throw InputError(where, "/simulate/algorithm",
+                     "size " + to_string(size) + ": out of memory: " + std::to_string(plan.order.size()) +
+                         " ranks need more memory than this process can allocate for this algorithm's schedule "
+                         "(explicit schedules hold every op); expected fewer ranks or channels, or a ring (its "
+                         "schedule is compact)");
   }
   if (!outcome.applicable())
     throw InputError(where, outcome.engine_refused ? "/simulate/engine" : "/simulate/algorithm", outcome.not_applicable);

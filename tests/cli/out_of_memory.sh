@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A run that needs more memory than the process may have is a clear error (exit 2) naming the
+# scenario, the size and what to change, and leaves no output file: `direct` (every rank sends to
+# every other, an explicit schedule of p^2 transfers) on 8,192 GPUs under a 1 GB address-space limit.
+# Usage: out_of_memory.sh RINGLAB SCENARIO TMPDIR
+set -uo pipefail
+ringlab=$1 scenario=$2 tmp=$3
+big=$tmp/oom_$$.json out=$tmp/oom_$$.txt err=$tmp/oom_$$.err
+sed 's/"nodes": 32/"nodes": 1024/' "$scenario" > "$big"
+grep -q '"nodes": 1024' "$big" || { echo "could not scale $scenario to 1,024 nodes"; exit 1; }
+(ulimit -v 1000000 && exec "$ringlab" simulate "$big" --algo direct --sizes 1GiB -o "$out") 2>"$err"
+rc=$?
+cat "$err"
+[ "$rc" -eq 2 ] || { echo "exit code $rc, expected 2"; exit 1; }
+grep -q "oom_$$.json: /simulate/algorithm: size 1GiB: out of memory: 8192 ranks" "$err" || { echo "message does not name the file, size and ranks"; exit 1; }
+[ ! -e "$out" ] || { echo "an output file was written"; exit 1; }
+rm -f "$big" "$err"
