@@ -188,7 +188,7 @@ class FlowNetwork {
     RouteId route = 0;
     FlowId next_vacated = 0;  ///< finished this instant: the next such flow on its route
   };
-  /// One hop of one active flow; a direction's list points at these, and `slot` is the position in it.
+  /// One hop of one active flow; `slot` is its Entry's position in its direction's list.
   struct Hop {
     DirectionId direction = 0;
     FlowId flow = 0;
