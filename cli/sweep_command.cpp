@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -128,6 +129,8 @@ SweepRow run_point(const SweepSpec& spec, const SweepRunner& runner, std::int64_
     return metric_row(spec, runner.run(point_scenario(spec, index), spec.base_source));
   } catch (const InputError& e) {
     return SweepRow{{}, problems_text(e)};
+  } catch (const std::bad_alloc&) {
+    return SweepRow{{}, "out of memory: this point needs more memory than the process can allocate"};
   } catch (const std::exception& e) {
     return SweepRow{{}, std::string("internal error: ") + e.what()};
   }

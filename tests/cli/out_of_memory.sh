@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A run that needs more memory than the process may have is a clear error (exit 2) naming the
 # scenario, the size and what to change, and leaves no output file: `direct` (every rank sends to
-# every other, an explicit schedule of p^2 transfers) on 8,192 GPUs under a 1 GB address-space limit.
+# every other, an explicit schedule of p^2 transfers) on 8,192 GPUs under a 1 GB address-space limit;
+# in a sweep, that point's row says so and the others run.
 # Usage: out_of_memory.sh RINGLAB SCENARIO TMPDIR
 set -uo pipefail
 ringlab=$1 scenario=$2 tmp=$3
@@ -14,4 +15,17 @@ cat "$err"
 [ "$rc" -eq 2 ] || { echo "exit code $rc, expected 2"; exit 1; }
 grep -q "oom_$$.json: /simulate/algorithm: size 1GiB: out of memory: 8192 ranks" "$err" || { echo "message does not name the file, size and ranks"; exit 1; }
 [ ! -e "$out" ] || { echo "an output file was written"; exit 1; }
-rm -f "$big" "$err"
+# The same in a sweep: the direct point's row says out of memory, the ring point runs, exit 3.
+sweep=$tmp/oom_sweep_$$.json csv=$tmp/oom_sweep_$$.csv
+cat > "$sweep" <<JSON
+{ "ringlab": 1, "base": "$(basename "$big")", "command": "simulate",
+  "axes": [ { "pointer": "/simulate/algorithm", "values": ["direct", "ring"] },
+            { "pointer": "/simulate/sizes", "values": ["1MiB"] } ] }
+JSON
+(ulimit -v 1000000 && exec "$ringlab" sweep "$sweep" -f csv -o "$csv") 2>"$err"
+rc=$?
+cat "$err" "$csv"
+[ "$rc" -eq 3 ] || { echo "sweep exit code $rc, expected 3"; exit 1; }
+grep -q "^direct,.*out of memory: 8192 ranks" "$csv" || { echo "the direct row does not say out of memory"; exit 1; }
+grep -q "^ring,1MiB,[0-9]" "$csv" || { echo "the ring row did not run"; exit 1; }
+rm -f "$big" "$err" "$sweep" "$csv"
