@@ -2,13 +2,20 @@
 //   ringlab compare PREDICTED MEASURED            two files (ringlab.results; MEASURED may be nccl-tests output)
 //   ringlab compare SCENARIO MEASURED...          predicts every measured run on the scenario first
 // with a table or JSON and, with --plot, an SVG of both curves.
+#include <algorithm>
+#include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "measurements.hpp"
 #include "names.hpp"
+#include "nccl_env_options.hpp"
 #include "output.hpp"
 #include "ringlab/sim/compare.hpp"
+#include "ringlab/sim/predict.hpp"
+#include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/result_json.hpp"
 #include "ringlab/topology/error.hpp"
 
@@ -23,6 +30,25 @@ struct CompareLine {
   std::string plot;
 };
 
+/// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING: NCCL's log of each communicator the runs use (one per
+/// collective and rank count, in order of first appearance), with the sizes measured on it.
+void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Result>& measured,
+                            const sim::PredictOptions& options) {
+  if (!options.nccl_env.debug_tuning) return;
+  std::vector<std::pair<sim::Collective, int>> done;
+  for (const sim::Result& run : measured) {
+    const std::pair<sim::Collective, int> key{run.collective, run.ranks};
+    if (run.ranks < 2 || run.ranks > int(scenario.cluster.gpus().size())) continue;
+    if (std::find(done.begin(), done.end(), key) != done.end()) continue;
+    done.push_back(key);
+    std::vector<Bytes> sizes;
+    for (const sim::Result& r : measured)
+      if (r.collective == run.collective && r.ranks == run.ranks) sizes.push_back(r.message);
+    const sim::RankOrder order = options.order ? *options.order : sim::declaration_order(scenario.cluster, run.ranks);
+    print_nccl_tuning_log(std::cerr, scenario.cluster, order.ranks, options.nccl_env, run.collective, sizes, {});
+  }
+}
+
 void run_compare(const CompareLine& c) {
   if (c.files.size() < 2) throw InputError("", "compare", "expected PREDICTED MEASURED, or SCENARIO MEASURED...");
   std::vector<sim::Result> predicted, measured;
@@ -30,8 +56,9 @@ void run_compare(const CompareLine& c) {
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
     measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
-    predicted = sim::predict_measured(scenario.cluster, measured, predict_options(scenario, c.predict, measured),
-                                      c.files[1]);
+    const sim::PredictOptions options = predict_options(scenario, c.predict, measured);
+    predicted = sim::predict_measured(scenario.cluster, measured, options, c.files[1]);
+    if (options.algorithm == sim::Algorithm::Nccl) print_nccl_tuning_logs(scenario, measured, options);
     title = scenario.name + ": predicted (" + c.predict.algorithm + ") vs measured";
   } else {
     if (c.files.size() != 2) throw InputError(c.files[0], "", "is a results file: expected exactly PREDICTED MEASURED");

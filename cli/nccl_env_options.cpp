@@ -2,6 +2,10 @@
 #include "nccl_env_options.hpp"
 
 #include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include "ringlab/sim/nccl_tuning.hpp"
 
 namespace ringlab::cli {
 
@@ -17,6 +21,25 @@ sim::NcclEnv read_nccl_env(const Scenario& scenario, const std::vector<std::stri
   sim::NcclEnv env = sim::nccl_env_from(scenario.nccl, scenario.file, settings, warnings);
   for (const std::string& w : warnings) std::cerr << "ringlab: warning: " << w << "\n";
   return env;
+}
+
+void print_nccl_tuning_log(std::ostream& err, const Topology& cluster, std::span<const DeviceId> ranks,
+                           const sim::NcclEnv& env, sim::Collective collective, std::span<const Bytes> sizes,
+                           const sim::Payload& payload) {
+  if (!env.debug_tuning || ranks.size() < 2) return;
+  std::optional<Topology> view;
+  try {
+    view = sim::nccl_view(cluster, ranks, env);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  const sim::NcclModel model = sim::nccl_model(view ? *view : cluster, ranks, env);
+  constexpr const char* kPrefix = "ringlab: NCCL INFO ";
+  for (const std::string& line : sim::nccl_tuning_table(model)) err << kPrefix << line << "\n";
+  for (const Bytes size : sizes) {
+    const sim::NcclChoice choice = sim::nccl_choose(model, collective, size, payload);
+    if (choice.unavailable.empty()) err << kPrefix << sim::nccl_choice_line(model, collective, size, choice) << "\n";
+  }
 }
 
 }  // namespace ringlab::cli

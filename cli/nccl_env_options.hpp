@@ -3,10 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/sim/payload.hpp"
+#include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/scenario.hpp"
 
 namespace ringlab::cli {
@@ -18,5 +22,14 @@ void add_nccl_env_option(CLI::App& cmd, std::vector<std::string>& settings);
 /// and JSON path (/nccl/NAME) or --nccl-env and what was expected; prints each warning to stderr as
 /// "ringlab: warning: ...".
 sim::NcclEnv read_nccl_env(const Scenario& scenario, const std::vector<std::string>& settings);
+
+/// Under NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=TUNING (env.debug_tuning), prints to `err` what NCCL
+/// logs at rank 0, from ringlab's model of NCCL on `ranks` of `cluster`: the tuning table, then the
+/// algorithm of one call per size, each line prefixed "ringlab: NCCL INFO " (NCCL's own prefix is
+/// "host:pid:tid [dev] NCCL INFO "). Prints nothing otherwise, or where NCCL's view of the cluster
+/// cannot be formed (the run itself reports why).
+void print_nccl_tuning_log(std::ostream& err, const Topology& cluster, std::span<const DeviceId> ranks,
+                           const sim::NcclEnv& env, sim::Collective collective, std::span<const Bytes> sizes,
+                           const sim::Payload& payload);
 
 }  // namespace ringlab::cli

@@ -416,6 +416,9 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
 
   if (!c.schedule_file.empty()) return replay_schedule(scenario, plan, c);
 
+  if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl)
+    print_nccl_tuning_log(std::cerr, scenario.cluster, plan.order.ranks, plan.nccl_env, plan.collective, plan.sizes,
+                          plan.payload);
   std::vector<ReportRow> rows;
   std::optional<Schedule> last_schedule;
   std::unique_ptr<TimingEngine> simgrid;

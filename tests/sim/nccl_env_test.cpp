@@ -144,3 +144,22 @@ TEST_CASE("nccl env: NCCL_IB_HCA is parsed as NCCL parses it (prefixes, ^, =, :p
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_IB_HCA", "mlx5_0:one"), Catch::Contains("NIC name prefixes"));
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_IB_HCA", "^"), Catch::Contains("at least one NIC name prefix"));
 }
+
+TEST_CASE("nccl env: NCCL_DEBUG and NCCL_DEBUG_SUBSYS decide whether NCCL logs its tuning", "[nccl][env]") {
+  // src/debug.cc: INFO lines print at level INFO or above (ABORT, TRACE); the default subsystems are
+  // INIT, BOOTSTRAP and ENV; "^" starts from all of them and removes those listed; case is ignored.
+  CHECK_FALSE(env_of({{"NCCL_DEBUG", "INFO"}}).debug_tuning);
+  CHECK(env_of({{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "INIT,TUNING"}}).debug_tuning);
+  CHECK(env_of({{"NCCL_DEBUG_SUBSYS", "tuning"}, {"NCCL_DEBUG", "trace"}}).debug_tuning);
+  CHECK(env_of({{"NCCL_DEBUG", "ABORT"}, {"NCCL_DEBUG_SUBSYS", "ALL"}}).debug_tuning);
+  CHECK(env_of({{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "^INIT,NET"}}).debug_tuning);
+  CHECK_FALSE(env_of({{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "^TUNING"}}).debug_tuning);
+  CHECK_FALSE(env_of({{"NCCL_DEBUG", "WARN"}, {"NCCL_DEBUG_SUBSYS", "TUNING"}}).debug_tuning);
+  CHECK_FALSE(env_of({{"NCCL_DEBUG_SUBSYS", "TUNING"}}).debug_tuning);  // no level: no log
+  // The later setting wins, as in an environment read once.
+  CHECK_FALSE(env_of({{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", "TUNING"}, {"NCCL_DEBUG", "WARN"}}).debug_tuning);
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_DEBUG", "VERBOSE"), Catch::Contains("VERSION, WARN, INFO, ABORT or TRACE"));
+  CHECK_THAT(set_nccl_env(e, "NCCL_DEBUG_SUBSYS", "INIT,TUNNING"), Catch::Contains("'TUNNING' is no NCCL subsystem"));
+  CHECK_THAT(set_nccl_env(e, "NCCL_DEBUG_FILE", "/tmp/nccl.%h.%p"), Catch::Contains("standard error"));
+}

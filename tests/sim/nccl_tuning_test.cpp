@@ -504,3 +504,72 @@ TEST_CASE("nccl: on two nodes the tree channel runs at min(intra, 2 x inter) (se
   const auto four = nccl_estimates(h100_four_nodes(), Collective::AllReduce, 1_GiB);
   CHECK(row(four, NcclAlgorithm::Tree, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(0.92 * 50 * 0.5));
 }
+
+namespace {
+/// The cells of one table line, split at '|' (the first is the row's name).
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t bar = line.find('|'); bar != std::string::npos; bar = line.find('|', start)) {
+    out.push_back(line.substr(start, bar - start));
+    start = bar + 1;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("nccl: the tuning table as NCCL logs it under NCCL_DEBUG_SUBSYS=TUNING (one H100 node)", "[nccl]") {
+  // 2.19 has six algorithms: two blocks of three, each a header, a protocol line and five collectives.
+  const std::vector<std::string> lines = nccl_tuning_table(h100_node());
+  REQUIRE(lines.size() == 14);
+  CHECK(lines[0] == "  Algorithm   |                            Tree                  |                            Ring"
+                    "                  |                   CollNetDirect                  |");
+  CHECK(lines[1].find("|             LL |          LL128 |         Simple |") != std::string::npos);
+  CHECK(lines[7].find("CollNetChain") != std::string::npos);
+  CHECK(lines[7].find("NVLSTree") != std::string::npos);
+  // The AllReduce row holds the hand-computed values of the test above, "latency/bandwidth" as
+  // NCCL's "%8.1f/%6.1f": ring Simple 56 us at 370.8 x 8/14 GB/s, LL128 40.6 us at 0.92 of that,
+  // LL 15 us at 87.7 x 8/14; tree Simple 392 us at 0.92 x 370.8 / 2, LL128 31.5 us.
+  const std::vector<std::string> all_reduce = cells(lines[6]);
+  REQUIRE(all_reduce.size() == 10);
+  CHECK(all_reduce[0] == "    AllReduce ");
+  CHECK(all_reduce[2] == "    31.5/ 132.7 ");
+  CHECK(all_reduce[3] == "   392.0/ 170.6 ");
+  CHECK(all_reduce[4] == "    15.0/  50.1 ");
+  CHECK(all_reduce[5] == "    40.6/ 194.9 ");
+  CHECK(all_reduce[6] == "    56.0/ 211.9 ");
+  CHECK(all_reduce[7] == "     0.0/   0.0 ");  // CollNet is off
+  // AllGather: no tree; the ring takes p - 1 = 7 steps, 8.4 + 7 x 3.4 us at 370.8 x 8/7 GB/s.
+  const std::vector<std::string> all_gather = cells(lines[4]);
+  CHECK(all_gather[0] == "    AllGather ");
+  CHECK(all_gather[3] == "     0.0/   0.0 ");
+  CHECK(all_gather[6] == "    32.2/ 423.8 ");
+  // NCCL_ALGO=^Ring: as in NCCL, the disabled pairs keep their latency with bandwidth 0.
+  NcclModel no_ring = h100_node();
+  no_ring.env.algorithms[std::size_t(NcclAlgorithm::Ring)] = NcclEnable::Off;
+  CHECK(cells(nccl_tuning_table(no_ring)[6])[6] == "    56.0/   0.0 ");
+  // From 2.23 NCCL has PAT, a seventh algorithm: a third block.
+  const std::vector<std::string> newer = nccl_tuning_table(test::h100_node_model(22300));
+  REQUIRE(newer.size() == 21);
+  CHECK(newer[14].find("PAT") != std::string::npos);
+}
+
+TEST_CASE("nccl: the line NCCL logs per call names the algorithm, protocol, bytes and channels", "[nccl]") {
+  const NcclModel m = h100_node();
+  // 1 GiB: ring Simple (211.9 GB/s) beats the tree (170.6) on one node; 16 channels.
+  CHECK(nccl_choice_line(m, Collective::AllReduce, 1_GiB, nccl_choose(m, Collective::AllReduce, 1_GiB)) ==
+        "AllReduce: 1073741824 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}");
+  // 4 KiB: LL (15 us of latency against LL128's 40.6 and Simple's 56).
+  CHECK(nccl_choice_line(m, Collective::AllReduce, 4_KiB, nccl_choose(m, Collective::AllReduce, 4_KiB)) ==
+        "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..15}");
+  // NVLS runs on NCCL's NVLS CTAs, 16 on Hopper (NCCL_NVLS_NCHANNELS), whatever ringlab's head count.
+  NcclModel nvls = m;
+  nvls.nvls = true;
+  const NcclChoice bulk = nccl_choose(nvls, Collective::AllReduce, 1_GiB);
+  REQUIRE(bulk.nccl_algorithm == NcclAlgorithm::Nvls);
+  CHECK(nccl_choice_line(nvls, Collective::AllReduce, 1_GiB, bulk) ==
+        "AllReduce: 1073741824 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
+  // NCCL counts an allgather's bytes per rank (sendcount x type size): 8 MiB over 8 ranks is 1 MiB.
+  const NcclChoice gather = nccl_choose(m, Collective::AllGather, 8_MiB);
+  CHECK(nccl_choice_line(m, Collective::AllGather, 8_MiB, gather).rfind("AllGather: 1048576 Bytes -> Algo RING", 0) == 0);
+}

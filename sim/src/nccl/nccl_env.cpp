@@ -102,10 +102,70 @@ std::string set_version(NcclEnv& env, std::string_view name, std::string_view va
 
 // Variables that do not change what the model predicts: logging, sockets, timeouts, launch.
 constexpr std::string_view kNoEffect[] = {
-    "NCCL_DEBUG",       "NCCL_DEBUG_SUBSYS",       "NCCL_DEBUG_FILE",   "NCCL_SOCKET_IFNAME",
+    "NCCL_SOCKET_IFNAME",
     "NCCL_IB_TIMEOUT",  "NCCL_IB_RETRY_CNT",       "NCCL_ASYNC_ERROR_HANDLING", "NCCL_LAUNCH_MODE",
     "NCCL_IB_GID_INDEX", "NCCL_IB_SL",             "NCCL_IB_TC",        "NCCL_COMM_ID",
     "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE", "NCCL_CHECK_POINTERS"};
+
+// NCCL_DEBUG levels (src/include/nccl_common.h ncclDebugLogLevel) and the subsystem names
+// NCCL_DEBUG_SUBSYS takes (src/debug.cc ncclDebugInit), as of 2.26.
+constexpr std::string_view kDebugLevels[] = {"VERSION", "WARN", "INFO", "ABORT", "TRACE"};
+constexpr std::size_t kDebugInfoLevel = 2;  // INFO; ABORT and TRACE log INFO lines too
+constexpr std::string_view kDebugSubsystems[] = {"INIT", "COLL", "P2P",   "SHM",  "NET",       "GRAPH", "TUNING", "ENV",
+                                                 "ALLOC", "CALL", "PROXY", "NVLS", "BOOTSTRAP", "REG",   "PROFILE", "RAS", "ALL"};
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
+         });
+}
+
+/// The parts of NCCL's debug settings ringlab acts on: the level and whether TUNING is logged.
+struct DebugState {
+  int level = -1;       ///< index in kDebugLevels; -1: NCCL_DEBUG unset (no log)
+  bool tuning = false;  ///< TUNING in the mask (not in NCCL's default INIT,BOOTSTRAP,ENV)
+};
+
+DebugState debug_state(const NcclEnv& env) {
+  DebugState d;
+  for (const std::string& setting : env.settings) {
+    const auto [name, value] = split_nccl_setting(setting);
+    if (name == "NCCL_DEBUG") {
+      d.level = -1;
+      for (std::size_t i = 0; i < std::size(kDebugLevels); ++i)
+        if (equal_ignoring_case(value, kDebugLevels[i])) d.level = int(i);
+    }
+    if (name != "NCCL_DEBUG_SUBSYS") continue;
+    std::string_view list = value;
+    const bool invert = !list.empty() && list.front() == '^';
+    if (invert) list.remove_prefix(1);
+    bool named = false;
+    for (const std::string& item : split(list, ','))
+      named = named || equal_ignoring_case(item, "TUNING") || equal_ignoring_case(item, "ALL");
+    d.tuning = named != invert;
+  }
+  return d;
+}
+
+/// NCCL_DEBUG or NCCL_DEBUG_SUBSYS (already appended to env.settings): recomputes debug_tuning from
+/// every debug setting so far, later ones over earlier ones as NCCL reads its environment once.
+std::string set_debug(NcclEnv& env, std::string_view name, std::string_view value) {
+  if (name == "NCCL_DEBUG" &&
+      std::none_of(std::begin(kDebugLevels), std::end(kDebugLevels), [&](std::string_view l) { return equal_ignoring_case(value, l); }))
+    bad(name, value, "VERSION, WARN, INFO, ABORT or TRACE");
+  std::string warning;
+  if (name == "NCCL_DEBUG_SUBSYS") {
+    std::string_view list = value;
+    if (!list.empty() && list.front() == '^') list.remove_prefix(1);
+    for (const std::string& item : split(list, ','))
+      if (std::none_of(std::begin(kDebugSubsystems), std::end(kDebugSubsystems),
+                       [&](std::string_view s) { return equal_ignoring_case(item, s); }))
+        warning += (warning.empty() ? std::string(name) + ": " : std::string(", ")) + "'" + item + "' is no NCCL subsystem (NCCL ignores it)";
+  }
+  const DebugState d = debug_state(env);
+  env.debug_tuning = d.level >= int(kDebugInfoLevel) && d.tuning;
+  return warning;
+}
 
 /// NCCL_IB_HCA's value (see NicFilter): "[^][=]prefix[:port][,prefix[:port]...]".
 NicFilter parse_nic_filter(std::string_view name, std::string_view value) {
@@ -231,6 +291,8 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
   if (name == "NCCL_PAT_ENABLE") return env.pat = NcclEnable(integer(name, value, 0, 2)), "";
   if (name == "NCCL_MNNVL_ENABLE") return env.mnnvl = NcclEnable(integer(name, value, 0, 2)), "";
+  if (name == "NCCL_DEBUG" || name == "NCCL_DEBUG_SUBSYS") return set_debug(env, name, value);
+  if (name == "NCCL_DEBUG_FILE") return std::string(name) + ": ringlab prints NCCL's log lines to standard error";
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -1073,6 +1074,90 @@ Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& 
 }
 
 }  // namespace
+
+namespace {
+// NCCL's names (src/init.cc ncclFuncStr, ncclAlgoStr, ncclProtoStr; src/collectives.cc
+// ncclAlgoToString, ncclProtoToString), in NCCL's order.
+constexpr std::array<Collective, 5> kCollectivesInNcclOrder{Collective::Broadcast, Collective::Reduce, Collective::AllGather,
+                                                            Collective::ReduceScatter, Collective::AllReduce};
+constexpr std::string_view kNcclFuncNames[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+constexpr std::string_view kNcclAlgoTableNames[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+constexpr std::string_view kNcclAlgoCallNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+constexpr std::string_view kNcclProtoTableNames[] = {"LL", "LL128", "Simple"};
+constexpr std::string_view kNcclProtoCallNames[] = {"LL", "LL128", "SIMPLE"};
+
+std::string_view nccl_func_name(Collective c) {
+  for (std::size_t i = 0; i < kCollectivesInNcclOrder.size(); ++i)
+    if (kCollectivesInNcclOrder[i] == c) return kNcclFuncNames[i];
+  return "Invalid";
+}
+
+/// One cell of the table: latency and bandwidth, or 0/0 where the model has no such pair.
+std::pair<double, double> table_cell(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
+  if (!algorithm_applies(m, c, a, p)) return {0.0, 0.0};
+  const double bw = model_bandwidth(m, c, a, p);
+  if (bw <= 0) return {0.0, 0.0};
+  const double lat = model_latency(m, c, a, p);
+  const NcclEnable proto = m.env.protocols[std::size_t(kProtocolsInNcclOrder[std::size_t(p)])];
+  const bool off = m.env.algorithms[std::size_t(a)] == NcclEnable::Off || proto == NcclEnable::Off ||
+                   (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m));
+  return {lat, off ? 0.0 : bw};
+}
+
+template <class... Args>
+void append_format(std::string& line, const char* format, Args... args) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, args...);
+  line += buffer;
+}
+}  // namespace
+
+std::vector<std::string> nccl_tuning_table(const NcclModel& m) {
+  std::vector<std::string> lines;
+  // NCCL_NUM_ALGORITHMS: 7 from 2.23 (PAT), 6 before.
+  const int algorithms = tuning_era(m.env.version).pat_efficiency == 0.0 ? kNcclAlgorithmCount - 1 : kNcclAlgorithmCount;
+  for (int block = 0; block < (algorithms + 2) / 3; ++block) {
+    const int first = block * 3, last = std::min(algorithms, first + 3);
+    std::string line = "  Algorithm   |";
+    for (int a = first; a < last; ++a) append_format(line, " %14s   %14s   %14s |", "", kNcclAlgoTableNames[a].data(), "");
+    lines.push_back(line);
+    line = "  Protocol    |";
+    for (int a = first; a < first + 3; ++a)  // NCCL prints three blocks of protocols even for a short last block
+      for (int p = 0; p < kNcclProtocols; ++p) append_format(line, " %14s |", kNcclProtoTableNames[p].data());
+    lines.push_back(line);
+    for (std::size_t f = 0; f < kCollectivesInNcclOrder.size(); ++f) {
+      line.clear();
+      append_format(line, "%13s |", kNcclFuncNames[f].data());
+      for (int a = first; a < last; ++a)
+        for (int p = 0; p < kNcclProtocols; ++p) {
+          const auto [lat, bw] = table_cell(m, kCollectivesInNcclOrder[f], NcclAlgorithm(a), p);
+          append_format(line, "%8.1f/%6.1f |", lat, bw);
+        }
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+// NCCL_NVLS_NCHANNELS' default: the CTAs that run NVLS and NVLS-Tree work (src/transport/nvls.cc: 16
+// up to 2.25; from 2.26 NVLS_NCHANNELS_SM90 16 and NVLS_NCHANNELS_SM100 32).
+constexpr int kNvlsCtas = 16;
+constexpr int kNvlsCtasSm100 = 32;
+constexpr int kNvlsCtasSm100MinVersion = 22600;
+
+std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {
+  int channels = choice.channels;
+  if (choice.nccl_algorithm == NcclAlgorithm::Nvls || choice.nccl_algorithm == NcclAlgorithm::NvlsTree) {
+    const bool sm100 = blackwell(m.gpu) && (m.env.version == 0 || m.env.version >= kNvlsCtasSm100MinVersion);
+    channels = sm100 ? kNvlsCtasSm100 : kNvlsCtas;
+  }
+  std::int64_t bytes = message.count();
+  if (c == Collective::AllGather || c == Collective::ReduceScatter) bytes /= std::max(1, m.ranks);
+  std::string line = std::string(nccl_func_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
+                     std::string(kNcclAlgoCallNames[std::size_t(choice.nccl_algorithm)]) + " proto " +
+                     std::string(kNcclProtoCallNames[std::size_t(nccl_protocol(choice.protocol))]);
+  return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";
+}
 
 NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {
   NcclChoice choice;

@@ -90,6 +90,11 @@ struct NcclEnv {
   NcclEnable pat = NcclEnable::Default;
   /// NCCL_MNNVL_ENABLE: multi-node NVLink (Default: on where hosts share an NVLink fabric, from 2.20).
   NcclEnable mnnvl = NcclEnable::Default;
+  /// NCCL_DEBUG and NCCL_DEBUG_SUBSYS as src/debug.cc reads them: NCCL logs its tuning (the table at
+  /// init and the algorithm of every call) at level INFO or above (ABORT, TRACE) when TUNING is among
+  /// the subsystems (default INIT,BOOTSTRAP,ENV). ringlab then prints the same lines from its model
+  /// (nccl_tuning_table(), nccl_choice_line()); nothing else of NCCL's log is modelled.
+  bool debug_tuning = false;
   std::vector<std::string> settings;   ///< NAME=VALUE as given, in order (for reports)
 
   bool operator==(const NcclEnv&) const = default;

@@ -136,6 +136,24 @@ std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::sp
 /// rank.
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& model, Collective collective, Bytes message);
 
+/// NCCL's tuning table as NCCL prints it at init under NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING
+/// (src/graph/tuning.cc ncclTopoTuneModel, rank 0): blocks of three algorithms, a row per collective
+/// (Broadcast, Reduce, AllGather, ReduceScatter, AllReduce) holding "latency/bandwidth" per (algorithm,
+/// protocol), microseconds and the algorithm bandwidth in GB/s, before the size-dependent corrections.
+/// As in NCCL, a pair NCCL_ALGO or NCCL_PROTO disables keeps its latency with bandwidth 0; a pair
+/// ringlab's model does not run there (NVLS on one node without NVSwitch, CollNet off, ...) prints
+/// 0.0/0.0. NCCL's "Max NThreads" row is left out (ringlab does not model thread counts); PAT's
+/// column appears from 2.23, as in NCCL. Lines without NCCL's "host:pid:tid [dev] NCCL INFO" prefix.
+std::vector<std::string> nccl_tuning_table(const NcclModel& model);
+
+/// NCCL's line for one call at rank 0 under NCCL_DEBUG_SUBSYS=TUNING (src/enqueue.cc, 2.19 and
+/// later): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}". Bytes as
+/// NCCL counts them (count x type size: per rank for AllGather and ReduceScatter, so `message` / ranks).
+/// Channels: the choice's (NCCL's rings or trees); for NVLS and NVLS-Tree NCCL's NVLS CTAs (16, and
+/// 32 on Blackwell from 2.26), which run the heads' channels that ringlab simulates one per head.
+/// NCCL also narrows the range for small sizes (its thread thresholds), which ringlab does not model.
+std::string nccl_choice_line(const NcclModel& model, Collective collective, Bytes message, const NcclChoice& choice);
+
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
 /// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
 bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
