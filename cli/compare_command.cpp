@@ -59,6 +59,7 @@ void run_compare(const CompareLine& c) {
     const sim::PredictOptions options = predict_options(scenario, c.predict, measured);
     predicted = sim::predict_measured(scenario.cluster, measured, options, c.files[1]);
     if (options.algorithm == sim::Algorithm::Nccl) print_nccl_tuning_logs(scenario, measured, options);
+    else warn_no_tuning_log(options.nccl_env, "an algorithm other than nccl");
     title = scenario.name + ": predicted (" + c.predict.algorithm + ") vs measured";
   } else {
     if (c.files.size() != 2) throw InputError(c.files[0], "", "is a results file: expected exactly PREDICTED MEASURED");

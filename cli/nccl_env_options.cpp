@@ -23,6 +23,12 @@ sim::NcclEnv read_nccl_env(const Scenario& scenario, const std::vector<std::stri
   return env;
 }
 
+void warn_no_tuning_log(const sim::NcclEnv& env, const std::string& what) {
+  if (!env.debug_tuning) return;
+  std::cerr << "ringlab: warning: NCCL_DEBUG_SUBSYS=TUNING: " << what
+            << " prints no NCCL tuning log (simulate and compare with --algo nccl do)\n";
+}
+
 void print_nccl_tuning_log(std::ostream& err, const Topology& cluster, std::span<const DeviceId> ranks,
                            const sim::NcclEnv& env, sim::Collective collective, std::span<const Bytes> sizes,
                            const sim::Payload& payload) {

@@ -23,6 +23,11 @@ void add_nccl_env_option(CLI::App& cmd, std::vector<std::string>& settings);
 /// "ringlab: warning: ...".
 sim::NcclEnv read_nccl_env(const Scenario& scenario, const std::vector<std::string>& settings);
 
+/// Under NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=TUNING (env.debug_tuning), a warning to stderr that
+/// `what` prints no NCCL tuning log (simulate and compare with --algo nccl do), so that the setting
+/// is never ignored silently.
+void warn_no_tuning_log(const sim::NcclEnv& env, const std::string& what);
+
 /// Under NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=TUNING (env.debug_tuning), prints to `err` what NCCL
 /// logs at rank 0, from ringlab's model of NCCL on `ranks` of `cluster`: the tuning table, then the
 /// algorithm of one call per size, each line prefixed "ringlab: NCCL INFO " (NCCL's own prefix is

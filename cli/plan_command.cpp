@@ -79,6 +79,7 @@ planner::PlanRequest request_from(const CommandLine& c, const Scenario& scenario
   r.batch = parse_batch(c.global_batch);
   if (!c.rank_order.empty()) r.scheduler_order = sim::load_rank_order(scenario.cluster, c.rank_order, c.ranks);
   r.nccl_env = read_nccl_env(scenario, c.nccl_env);
+  warn_no_tuning_log(r.nccl_env, "plan");
   return r;
 }
 

@@ -419,6 +419,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
   if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl)
     print_nccl_tuning_log(std::cerr, scenario.cluster, plan.order.ranks, plan.nccl_env, plan.collective, plan.sizes,
                           plan.payload);
+  else
+    warn_no_tuning_log(plan.nccl_env, "an algorithm other than nccl");
   std::vector<ReportRow> rows;
   std::optional<Schedule> last_schedule;
   std::unique_ptr<TimingEngine> simgrid;
@@ -578,6 +580,7 @@ void run_schedule(const CommandLine& c) {
   if (problems.empty() && plan.sizes.front() == Bytes{})
     problems.add("/simulate/sizes", "a 0-byte collective has no schedule: expected a size above 0");
   problems.throw_if_any();
+  warn_no_tuning_log(plan.nccl_env, "schedule");
   std::unique_ptr<TimingEngine> simgrid;
   CollectiveSweep sweep(scenario.cluster, plan_request(plan, simgrid));
   SizeRun run = run_size(sweep, plan, plan.sizes.front(), true, where);
