@@ -253,3 +253,60 @@ TEST_CASE("nccl-tests text: a device list that is not ranks 0..n-1 is an excerpt
       "        1024           256     float     sum      -1    20.0    0.05    0.05      0    20.0    0.05    0.05      0\n";
   CHECK(read_nccl_tests_text(gap, "gap.txt", Placement::OutOfPlace, Collective::AllReduce)[0].ranks == 0);
 }
+
+TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in either of NCCL's formats") {
+  // NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING logs to stdout, among the table's rows: 2.19 and later
+  // (src/enqueue.cc) name the collective, the algorithm and protocol; 2.12-2.18 print their indices.
+  const std::string newer =
+      "# Collective test starting: all_reduce_perf\n"
+      "#  Rank  0 Group  0 Pid  1 on node-1 device  0 [0x18] NVIDIA H200\n"
+      "#  Rank  1 Group  0 Pid  2 on node-2 device  0 [0x18] NVIDIA H200\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "node-1:1:1 [0] NCCL INFO AllReduce: 16777216 Bytes -> Algo TREE proto LL128 channel{Lo..Hi}={0..15}\n"
+      "node-1:1:1 [0] NCCL INFO AllReduce: 16777216 Bytes -> Algo TREE proto LL128 channel{Lo..Hi}={0..15}\n"
+      "    16777216       4194304     float     sum      -1    300.0   55.92   55.92      0    300.0   55.92   55.92      0\n"
+      "[1,0]<stdout>:node-1:1:1 [0] NCCL INFO AllReduce: 33554432 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}\n"
+      "    33554432       8388608     float     sum      -1    400.0   83.89   83.89      0    400.0   83.89   83.89      0\n"
+      "    67108864      16777216     float     sum      -1    700.0   95.87   95.87      0    700.0   95.87   95.87      0\n";
+  const std::vector<Result> rows = read_nccl_tests_text(newer, "newer.txt");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].algorithm == "nccl:tree/ll128");
+  CHECK(rows[1].algorithm == "nccl:nvls_tree/simple");
+  CHECK(rows[2].algorithm == "nccl");  // no line logged for this size
+  // The old format: "N Bytes -> Algo a proto p time t" (1 = Ring, 2 = Simple; 0 = Tree, 1 = LL128).
+  const std::string older =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "[0] host-1:497888:497888 [0] NCCL INFO 262144 Bytes -> Algo 0 proto 1 time 54.707825\n"
+      "      262144         65536     float     sum      -1    281.5    0.93    1.79      0    280.0    0.94    1.80      0\n"
+      "[0] host-1:497888:497888 [0] NCCL INFO 8589934592 Bytes -> Algo 1 proto 2 time 86069.968750\n"
+      "  8589934592    2147483648     float     sum      -1    90000   95.44  182.92      0    90000   95.44  182.92      0\n";
+  const std::vector<Result> old_rows = read_nccl_tests_text(older, "older.txt", Placement::OutOfPlace, Collective::AllReduce);
+  REQUIRE(old_rows.size() == 2);
+  CHECK(old_rows[0].algorithm == "nccl:tree/ll128");
+  CHECK(old_rows[1].algorithm == "nccl:ring/simple");
+  // AllGather: 2.19+ count the bytes per rank (sendcount); nccl-tests' size is all ranks' together.
+  const std::string gather =
+      "# Collective test starting: all_gather_perf\n"
+      "#  Rank  0 Group  0 Pid  1 on a device  0 [0x18] GPU\n"
+      "#  Rank  1 Group  0 Pid  2 on b device  0 [0x18] GPU\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "a:1:1 [0] NCCL INFO AllGather: 524288 Bytes -> Algo PAT proto SIMPLE channel{Lo..Hi}={0..1}\n"
+      "a:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n"
+      "     1048576        131072     float    none      -1    50.00   20.97   10.49      0    50.00   20.97   10.49      0\n";
+  const std::vector<Result> ag = read_nccl_tests_text(gather, "gather.txt");
+  REQUIRE(ag.size() == 1);
+  CHECK(ag[0].algorithm == "nccl:pat/simple");  // the AllReduce line of the same byte count is another call
+  // compare() counts the rows whose logged algorithm the prediction names alike.
+  std::vector<Result> predicted = rows;
+  predicted[0].algorithm = "nccl:tree/ll128";
+  predicted[1].algorithm = "nccl:tree/ll128";
+  predicted[2].algorithm = "nccl:nvls_tree/simple";
+  const Comparison c = compare(predicted, rows);
+  CHECK(c.choices_logged == 2);
+  CHECK(c.choices_as_predicted == 1);
+  std::ostringstream table;
+  write_comparison_table(table, c);
+  CHECK_THAT(table.str(), Catch::Contains("# NCCL's logged algorithm: 1 of 2 sizes as predicted"));
+  CHECK_THAT(table.str(), Catch::Contains("algorithm nccl:tree/ll128 vs nccl:nvls_tree/simple"));
+  CHECK(to_json(c)["nccl_choices"]["as_predicted"] == 1);
+}

@@ -77,6 +77,10 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
     row.measured_busbw = at_median.busbw();
     row.wrong = actual.wrong;
     row.notes = differences(p, actual);
+    if (actual.algorithm.starts_with("nccl:")) {
+      ++out.choices_logged;
+      if (p.algorithm == actual.algorithm) ++out.choices_as_predicted;
+    }
     if (actual.wrong && *actual.wrong > 0) row.notes.push_back(std::to_string(*actual.wrong) + " wrong elements");
     errors.push_back(std::abs(row.error));
     out.rows.push_back(std::move(row));
@@ -108,6 +112,9 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
   if (c.worst)
     out << ", worst: " << fixed(100 * c.worst_abs_error, 1) << " % at " << c.rows[*c.worst].message.count() << " B";
   out << '\n';
+  if (c.choices_logged > 0)
+    out << "# NCCL's logged algorithm: " << c.choices_as_predicted << " of " << c.choices_logged
+        << " sizes as predicted\n";
   if (!c.unmatched_predicted.empty())
     out << "# predicted rows without a measurement: " << c.unmatched_predicted.size() << '\n';
   if (!c.unmatched_measured.empty())
@@ -143,6 +150,7 @@ nlohmann::ordered_json to_json(const Comparison& c) {
   for (const Result& r : c.unmatched_measured) um.push_back(point_json(r));
   j["unmatched_predicted"] = std::move(up);
   j["unmatched_measured"] = std::move(um);
+  j["nccl_choices"] = {{"logged", c.choices_logged}, {"as_predicted", c.choices_as_predicted}};
   return j;
 }
 

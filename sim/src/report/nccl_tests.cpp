@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/result_json.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/scenario.hpp"
@@ -150,6 +151,76 @@ std::string_view without_launcher_prefix(std::string_view line) {
   return line;
 }
 
+/// One call's algorithm as NCCL logs it at rank 0 under NCCL_DEBUG_SUBSYS=TUNING.
+struct LoggedChoice {
+  std::string func;        ///< "AllReduce", ...; empty in the old format, which names none
+  std::int64_t bytes = 0;  ///< as NCCL counts them (see read_choice)
+  bool per_rank = false;   ///< bytes per rank for AllGather and ReduceScatter (2.19 and later)
+  std::string label;       ///< "nccl:tree/ll128"
+};
+
+// NCCL's algorithm and protocol names in the order of their indices (NCCL_ALGO_*, NCCL_PROTO_*),
+// as src/collectives.cc ncclAlgoToString / ncclProtoToString print them, and ringlab's names.
+constexpr std::string_view kLoggedAlgorithms[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+constexpr std::string_view kLoggedProtocols[] = {"LL", "LL128", "SIMPLE"};
+constexpr std::string_view kProtocolNames[] = {"ll", "ll128", "simple"};
+
+/// The index of `word` in `names`, or of the number `word` (the old format's indices); -1 if neither.
+template <std::size_t N>
+int logged_index(const std::string& word, const std::string_view (&names)[N]) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (word == names[i]) return int(i);
+  if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 2) return -1;
+  const int i = std::stoi(word);
+  return i < int(N) ? i : -1;
+}
+
+/// NCCL's per-call line, after "NCCL INFO ":
+///   2.19 and later (src/enqueue.cc): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
+///     bytes = count x type size, so per rank for AllGather (sendcount) and ReduceScatter (recvcount);
+///   2.12 to 2.18: "1048576 Bytes -> Algo 1 proto 2 time 35.800000", indices, bytes of the whole
+///     collective (nBytes x nRanks for AllGather and ReduceScatter).
+std::optional<LoggedChoice> read_choice(std::string_view message) {
+  std::istringstream in{std::string(message)};
+  std::vector<std::string> w;
+  for (std::string s; in >> s;) w.push_back(s);
+  const bool named = !w.empty() && w[0].size() > 1 && w[0].back() == ':';
+  const std::size_t at = named ? 1 : 0;  // the byte count
+  if (w.size() < at + 7 || w[at + 1] != "Bytes" || w[at + 2] != "->" || w[at + 3] != "Algo" || w[at + 5] != "proto")
+    return std::nullopt;
+  if (w[at].find_first_not_of("0123456789") != std::string::npos || w[at].size() > 18) return std::nullopt;
+  const int a = logged_index(w[at + 4], kLoggedAlgorithms), p = logged_index(w[at + 6], kLoggedProtocols);
+  if (a < 0 || p < 0) return std::nullopt;
+  LoggedChoice c;
+  c.func = named ? w[0].substr(0, w[0].size() - 1) : "";
+  c.bytes = std::stoll(w[at]);
+  c.per_rank = named && (c.func == "AllGather" || c.func == "ReduceScatter");
+  c.label = "nccl:" + std::string(to_string(NcclAlgorithm(a))) + "/" + std::string(kProtocolNames[p]);
+  return c;
+}
+
+/// NCCL's name of a collective in its log ("AllReduce").
+std::string_view logged_func(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "AllReduce";
+    case Collective::ReduceScatter: return "ReduceScatter";
+    case Collective::AllGather: return "AllGather";
+    case Collective::Broadcast: return "Broadcast";
+    case Collective::Reduce: return "Reduce";
+  }
+  return "";
+}
+
+/// The algorithm NCCL logged for a row of `collective` of `message` bytes over `ranks` (0: unknown),
+/// or "nccl" when none was logged for it (the first logged line of a size wins).
+std::string logged_algorithm(const std::vector<LoggedChoice>& choices, Collective collective, Bytes message, int ranks) {
+  for (const LoggedChoice& c : choices) {
+    if (!c.func.empty() && c.func != logged_func(collective)) continue;
+    if (c.per_rank ? ranks > 0 && c.bytes * ranks == message.count() : c.bytes == message.count()) return c.label;
+  }
+  return "nccl";
+}
+
 }  // namespace
 
 std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file, Placement placement,
@@ -161,6 +232,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     std::vector<std::string> fields;
   };
   std::vector<Row> rows;
+  std::vector<LoggedChoice> choices;
   std::istringstream in{std::string(text)};
   int number = 0;
   for (std::string raw; std::getline(in, raw);) {
@@ -171,6 +243,10 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     if (first == std::string::npos) continue;
     if (line[first] == '#') {
       read_header_line(line.substr(first), h);
+      continue;
+    }
+    if (const auto info = line.find(" NCCL INFO "); info != std::string::npos) {
+      if (auto choice = read_choice(std::string_view(line).substr(info + 11))) choices.push_back(std::move(*choice));
       continue;
     }
     std::istringstream words(line);
@@ -205,7 +281,6 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     Result r;
     r.source = source_of(h);
     r.collective = *h.collective;
-    r.algorithm = "nccl";
     r.ranks = h.partial_listing ? 0 : int(h.hosts.size());
     r.key.dtype = row.fields[2];
     try {
@@ -220,6 +295,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
       problems.add(where, "expected numbers in the size, time and #wrong columns (a positive size, a time >= 0)");
       continue;
     }
+    r.algorithm = logged_algorithm(choices, r.collective, r.message, r.ranks);
     results.push_back(std::move(r));
   }
   if (!h.hosts.empty() && results.empty()) problems.add("", "no row has a time in the chosen half of the table");

@@ -41,6 +41,10 @@ struct Comparison {
   std::optional<std::size_t> worst;        ///< index in rows of the largest |error|
   std::vector<Result> unmatched_predicted;
   std::vector<Result> unmatched_measured;
+  /// Rows whose measurement names the algorithm NCCL logged ("nccl:..."; read_nccl_tests_text), and
+  /// how many of them the prediction names alike.
+  std::size_t choices_logged = 0;
+  std::size_t choices_as_predicted = 0;
 };
 
 /// The measured time of a Result: its median iteration when it has iterations, else its time.
@@ -51,8 +55,6 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
 /// nccl-tests-like table: size, type, predicted and measured time (us) and busbw (GB/s), error (%),
 /// notes; then the summary (median and worst |error|, unmatched rows).
 void write_comparison_table(std::ostream& out, const Comparison& comparison);
-/// The comparison as JSON: {"rows": [...], "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted",
-/// "unmatched_measured"} (unmatched rows as {collective, message_bytes, dtype}).
 /// An SVG plot of the comparison: time (us) against message size (bytes), both on log scales, one
 /// line with markers for the predictions and one for the measurements per collective, with axes,
 /// labelled ticks, a legend and `title`. Deterministic (fixed precision).
@@ -62,7 +64,9 @@ void write_comparison_svg(std::ostream& out, const Comparison& comparison, const
 inline constexpr std::string_view kComparisonSchema = "ringlab.comparison";
 inline constexpr int kComparisonVersion = 1;
 
-/// {"schema": "ringlab.comparison", "version": 1, "rows": [...], "median_abs_error", ...}.
+/// The comparison as JSON: {"schema": "ringlab.comparison", "version": 1, "rows": [...],
+/// "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted", "unmatched_measured",
+/// "nccl_choices": {"logged", "as_predicted"}} (unmatched rows as {collective, message_bytes, dtype}).
 nlohmann::ordered_json to_json(const Comparison& comparison);
 
 }  // namespace ringlab::sim

@@ -33,8 +33,10 @@ enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 /// "0: " (srun -l) or "[1,0]<stdout>:" (mpirun --tag-output). Older nccl-tests print no
 /// "# Collective test starting" line, and output cut from a log may lack the device list: then
 /// `collective` says which collective ran (without it that is an error), and the Results have
-/// ranks = 0 (unknown; see fill_unknown_ranks). Throws InputError naming `file` and the line of
-/// every problem.
+/// ranks = 0 (unknown; see fill_unknown_ranks). When the output carries NCCL's per-call tuning log
+/// (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING; NCCL logs to stdout by default), a row's algorithm is
+/// the one NCCL logged for its size, named as ringlab names NCCL's choices ("nccl:tree/ll128"),
+/// else "nccl". Throws InputError naming `file` and the line of every problem.
 std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file,
                                          Placement placement = Placement::OutOfPlace,
                                          std::optional<Collective> collective = std::nullopt);
