@@ -209,8 +209,8 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
       flow.fresh = true;
       flow.remaining = bytes;
       flow.settled = now.picoseconds();
-      for (std::uint32_t h = flow.hop_begin; h < flow.hop_begin + flow.hop_count; ++h)
-        directions_[hops_[h].direction].bytes += bytes * hops_[h].weight;
+      routes_[route_id].bytes += bytes;
+      direction_bytes_stale_ = true;
       reused_.push_back(id);
       ++active_;
       return id;
@@ -241,13 +241,14 @@ FlowId FlowNetwork::start(RouteId route_id, double bytes, Duration now, double r
   flow.bound = std::min(rate_cap, routes_[route_id].min_capacity);
   flow.remaining = bytes;
   flow.settled = now.picoseconds();
+  routes_[route_id].bytes += bytes;
+  direction_bytes_stale_ = true;
   for (std::uint32_t i = 0; i < count; ++i) {
     const DirectionId c = directions[i];
     hops_[begin + i] = Hop{c, id, 0, weights[i]};
     add_hop(begin + i);
     Direction& direction = directions_[c];
     if (direction.count == 1) direction.busy_since = now.picoseconds();
-    direction.bytes += bytes * weights[i];
     touch(c);
   }
   ++active_;
@@ -735,11 +736,27 @@ Duration FlowNetwork::direction_busy(DirectionId c, Duration now) const {
   return Duration{busy};
 }
 
+double FlowNetwork::direction_bytes(DirectionId c) const {
+  if (direction_bytes_stale_) sum_direction_bytes();
+  return direction_bytes_[c];
+}
+
+void FlowNetwork::sum_direction_bytes() const {
+  direction_bytes_.resize(directions_.size());
+  for (std::size_t c = 0; c < directions_.size(); ++c) direction_bytes_[c] = directions_[c].repeated_bytes;
+  for (const RouteSpan& route : routes_) {
+    if (route.bytes == 0) continue;
+    for (std::uint32_t i = route.begin; i < route.begin + route.length; ++i)
+      direction_bytes_[route_directions_[i]] += route.bytes * route_weights_[i];
+  }
+  direction_bytes_stale_ = false;
+}
+
 void FlowNetwork::totals(Duration now, Totals& out) const {
   out.bytes.resize(directions_.size());
   out.busy.resize(directions_.size());
   for (std::size_t c = 0; c < directions_.size(); ++c) {
-    out.bytes[c] = directions_[c].bytes;
+    out.bytes[c] = direction_bytes(DirectionId(c));
     out.busy[c] = direction_busy(DirectionId(c), now).picoseconds();
   }
   out.reallocations = reallocations_;
@@ -751,11 +768,12 @@ void FlowNetwork::repeat(Duration shift, const Totals& before, const Totals& aft
     if (flow.active) flow.settled += dt;
   for (std::size_t c = 0; c < directions_.size(); ++c) {
     Direction& direction = directions_[c];
-    direction.bytes += double(periods) * (after.bytes[c] - before.bytes[c]);
+    direction.repeated_bytes += double(periods) * (after.bytes[c] - before.bytes[c]);
     direction.busy_total += std::int64_t(periods) * (after.busy[c] - before.busy[c]);
     if (direction.count > 0) direction.busy_since += dt;
   }
   reallocations_ += periods * (after.reallocations - before.reallocations);
+  direction_bytes_stale_ = true;
 }
 
 }  // namespace ringlab::sim::detail

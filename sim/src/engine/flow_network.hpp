@@ -123,7 +123,7 @@ class FlowNetwork {
 
   /// Statistics: bytes of every flow started on the direction, and time it carried at least one flow
   /// (up to `now` for directions still busy).
-  double direction_bytes(DirectionId c) const { return directions_[c].bytes; }
+  double direction_bytes(DirectionId c) const;
   Duration direction_busy(DirectionId c, Duration now) const;
   std::uint64_t reallocations() const { return reallocations_; }
 
@@ -206,6 +206,9 @@ class FlowNetwork {
     std::uint32_t begin = 0;
     std::uint32_t length = 0;
     double min_capacity = 0;  ///< of its directions: the rate of a flow alone on them (without cap)
+    /// Statistics: bytes of every flow started on it. A direction's bytes are summed from its routes
+    /// when asked for (direction_bytes()), so starting a flow writes no direction.
+    double bytes = 0;
   };
   /// A direction's state, cache-aligned (128 bytes). Its flows are `lone` while it has at most one,
   /// else the list direction_hops_[c].
@@ -223,7 +226,7 @@ class FlowNetwork {
     Entry lone;                   ///< its only flow when count == 1
     std::uint32_t touched = 0;    ///< touch_epoch_ marks for the touched set
     // Second line: statistics and the bottleneck check.
-    double bytes = 0;             ///< statistics: bytes of every flow started on it
+    double repeated_bytes = 0;    ///< statistics: bytes of the periods repeat() skipped
     std::int64_t busy_since = 0;  ///< picoseconds
     std::int64_t busy_total = 0;
     double load = 0;              ///< bottleneck check scratch: sum of the flows' rates
@@ -234,7 +237,7 @@ class FlowNetwork {
     std::uint32_t failed = 0;     ///< check_epoch_ when its other flows were queued for re-solving
     std::uint32_t departed = 0;   ///< touch_epoch_ in which a flow left it
   };
-  static_assert(sizeof(Direction) == 128 && offsetof(Direction, bytes) == 64);
+  static_assert(sizeof(Direction) == 128 && offsetof(Direction, repeated_bytes) == 64);
   struct Share {
     double share;
     std::uint32_t key;  ///< direction id, or kCapKey | flow id for a per-flow cap
@@ -317,6 +320,12 @@ class FlowNetwork {
     if (directions_[c].count == 0) return;
     for (const Entry& e : direction_hops_[c]) f(e);
   }
+
+  /// Sums every direction's bytes from its routes (and repeat()'s) into direction_bytes_. Bytes are
+  /// whole numbers below 2^53, so the sums do not depend on their order.
+  void sum_direction_bytes() const;
+  mutable std::vector<double> direction_bytes_;
+  mutable bool direction_bytes_stale_ = true;
 
   // Directions.
   std::vector<Direction> directions_;
