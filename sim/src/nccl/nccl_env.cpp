@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <span>
 #include <stdexcept>
 
 #include "ringlab/topology/error.hpp"
@@ -101,18 +102,20 @@ std::string set_version(NcclEnv& env, std::string_view name, std::string_view va
 }
 
 // Variables that do not change what the model predicts: logging, sockets, timeouts, launch.
+// (NCCL_DEBUG and NCCL_DEBUG_SUBSYS have their own entry: they can ask for NCCL's tuning log.)
 constexpr std::string_view kNoEffect[] = {
-    "NCCL_SOCKET_IFNAME",
-    "NCCL_IB_TIMEOUT",  "NCCL_IB_RETRY_CNT",       "NCCL_ASYNC_ERROR_HANDLING", "NCCL_LAUNCH_MODE",
-    "NCCL_IB_GID_INDEX", "NCCL_IB_SL",             "NCCL_IB_TC",        "NCCL_COMM_ID",
-    "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE", "NCCL_CHECK_POINTERS"};
+    "NCCL_SOCKET_IFNAME", "NCCL_IB_TIMEOUT",      "NCCL_IB_RETRY_CNT",     "NCCL_ASYNC_ERROR_HANDLING",
+    "NCCL_LAUNCH_MODE",   "NCCL_IB_GID_INDEX",    "NCCL_IB_SL",            "NCCL_IB_TC",
+    "NCCL_COMM_ID",       "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE",
+    "NCCL_CHECK_POINTERS"};
 
 // NCCL_DEBUG levels (src/include/nccl_common.h ncclDebugLogLevel) and the subsystem names
 // NCCL_DEBUG_SUBSYS takes (src/debug.cc ncclDebugInit), as of 2.26.
 constexpr std::string_view kDebugLevels[] = {"VERSION", "WARN", "INFO", "ABORT", "TRACE"};
 constexpr std::size_t kDebugInfoLevel = 2;  // INFO; ABORT and TRACE log INFO lines too
-constexpr std::string_view kDebugSubsystems[] = {"INIT", "COLL", "P2P",   "SHM",  "NET",       "GRAPH", "TUNING", "ENV",
-                                                 "ALLOC", "CALL", "PROXY", "NVLS", "BOOTSTRAP", "REG",   "PROFILE", "RAS", "ALL"};
+constexpr std::string_view kDebugSubsystems[] = {"INIT", "COLL",  "P2P",  "SHM",   "NET",  "GRAPH",     "TUNING",
+                                                 "ENV",  "ALLOC", "CALL", "PROXY", "NVLS", "BOOTSTRAP", "REG",
+                                                 "PROFILE", "RAS", "ALL"};
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -150,17 +153,18 @@ DebugState debug_state(const NcclEnv& env) {
 /// NCCL_DEBUG or NCCL_DEBUG_SUBSYS (already appended to env.settings): recomputes debug_tuning from
 /// every debug setting so far, later ones over earlier ones as NCCL reads its environment once.
 std::string set_debug(NcclEnv& env, std::string_view name, std::string_view value) {
-  if (name == "NCCL_DEBUG" &&
-      std::none_of(std::begin(kDebugLevels), std::end(kDebugLevels), [&](std::string_view l) { return equal_ignoring_case(value, l); }))
-    bad(name, value, "VERSION, WARN, INFO, ABORT or TRACE");
+  const auto known = [](std::string_view word, std::span<const std::string_view> names) {
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return equal_ignoring_case(word, n); });
+  };
+  if (name == "NCCL_DEBUG" && !known(value, kDebugLevels)) bad(name, value, "VERSION, WARN, INFO, ABORT or TRACE");
   std::string warning;
   if (name == "NCCL_DEBUG_SUBSYS") {
     std::string_view list = value;
     if (!list.empty() && list.front() == '^') list.remove_prefix(1);
     for (const std::string& item : split(list, ','))
-      if (std::none_of(std::begin(kDebugSubsystems), std::end(kDebugSubsystems),
-                       [&](std::string_view s) { return equal_ignoring_case(item, s); }))
-        warning += (warning.empty() ? std::string(name) + ": " : std::string(", ")) + "'" + item + "' is no NCCL subsystem (NCCL ignores it)";
+      if (!known(item, kDebugSubsystems))
+        warning += (warning.empty() ? std::string(name) + ": " : std::string(", ")) + "'" + item +
+                   "' is no NCCL subsystem (NCCL ignores it)";
   }
   const DebugState d = debug_state(env);
   env.debug_tuning = d.level >= int(kDebugInfoLevel) && d.tuning;
