@@ -246,6 +246,20 @@ std::string_view to_string(NcclAlgorithm a) {
   return kNames[std::size_t(a)];
 }
 
+std::string_view nccl_log_name(NcclAlgorithm a) {
+  constexpr std::string_view kNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  return kNames[std::size_t(a)];
+}
+
+std::string_view nccl_log_name(Protocol p) {
+  switch (p) {
+    case Protocol::LL: return "LL";
+    case Protocol::LL128: return "LL128";
+    case Protocol::Simple: return "SIMPLE";
+  }
+  return "SIMPLE";
+}
+
 std::pair<std::string, std::string> split_nccl_setting(std::string_view setting) {
   const auto eq = setting.find('=');
   if (eq == std::string_view::npos || eq == 0)

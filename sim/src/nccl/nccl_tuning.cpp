@@ -38,7 +38,6 @@ int nccl_protocol(Protocol p) {
   }
   return kSimple;
 }
-constexpr std::array<Protocol, kNcclProtocols> kProtocolsInNcclOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 using ProtoRow = std::array<double, kNcclProtocols>;
 using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT
@@ -1025,7 +1024,7 @@ std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes
     for (int p = 0; p < kNcclProtocols; ++p) {
       if (!algorithm_applies(m, c, a, p)) continue;
       if (m.env.algorithms[std::size_t(a)] == NcclEnable::Off) continue;
-      const NcclEnable proto = m.env.protocols[std::size_t(kProtocolsInNcclOrder[std::size_t(p)])];
+      const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
       if (proto == NcclEnable::Off) continue;
       if (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m)) continue;
       double bw = model_bandwidth(m, c, a, p);
@@ -1038,7 +1037,7 @@ std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes
           message.count() / (std::int64_t(m.channels) * m.ranks) >= kRingPlateauMinBytes)
         lat *= ampere_or_newer(m.gpu) ? kRingPlateau : kRingPlateauPreAmpere;
       const double time_us = lat + bytes / (1000.0 * bw);
-      out.push_back(NcclEstimate{a, kProtocolsInNcclOrder[std::size_t(p)], Duration::from_us(lat),
+      out.push_back(NcclEstimate{a, kNcclProtocolOrder[std::size_t(p)], Duration::from_us(lat),
                                  Bandwidth::from_bytes_per_second(bw * 1e9), Duration::from_us(time_us)});
     }
   }
@@ -1082,9 +1081,7 @@ constexpr std::array<Collective, 5> kCollectivesInNcclOrder{Collective::Broadcas
                                                             Collective::ReduceScatter, Collective::AllReduce};
 constexpr std::string_view kNcclFuncNames[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
 constexpr std::string_view kNcclAlgoTableNames[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
-constexpr std::string_view kNcclAlgoCallNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
 constexpr std::string_view kNcclProtoTableNames[] = {"LL", "LL128", "Simple"};
-constexpr std::string_view kNcclProtoCallNames[] = {"LL", "LL128", "SIMPLE"};
 
 std::string_view nccl_func_name(Collective c) {
   for (std::size_t i = 0; i < kCollectivesInNcclOrder.size(); ++i)
@@ -1098,7 +1095,7 @@ std::pair<double, double> table_cell(const NcclModel& m, Collective c, NcclAlgor
   const double bw = model_bandwidth(m, c, a, p);
   if (bw <= 0) return {0.0, 0.0};
   const double lat = model_latency(m, c, a, p);
-  const NcclEnable proto = m.env.protocols[std::size_t(kProtocolsInNcclOrder[std::size_t(p)])];
+  const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
   const bool off = m.env.algorithms[std::size_t(a)] == NcclEnable::Off || proto == NcclEnable::Off ||
                    (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m));
   return {lat, off ? 0.0 : bw};
@@ -1154,8 +1151,8 @@ std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, co
   std::int64_t bytes = message.count();
   if (c == Collective::AllGather || c == Collective::ReduceScatter) bytes /= std::max(1, m.ranks);
   std::string line = std::string(nccl_func_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
-                     std::string(kNcclAlgoCallNames[std::size_t(choice.nccl_algorithm)]) + " proto " +
-                     std::string(kNcclProtoCallNames[std::size_t(nccl_protocol(choice.protocol))]);
+                     std::string(nccl_log_name(choice.nccl_algorithm)) + " proto " +
+                     std::string(nccl_log_name(choice.protocol));
   return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";
 }
 

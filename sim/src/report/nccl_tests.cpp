@@ -159,20 +159,15 @@ struct LoggedChoice {
   std::string label;       ///< "nccl:tree/ll128"
 };
 
-// NCCL's algorithm and protocol names in the order of their indices (NCCL_ALGO_*, NCCL_PROTO_*),
-// as src/collectives.cc ncclAlgoToString / ncclProtoToString print them, and ringlab's names.
-constexpr std::string_view kLoggedAlgorithms[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-constexpr std::string_view kLoggedProtocols[] = {"LL", "LL128", "SIMPLE"};
-constexpr std::string_view kProtocolNames[] = {"ll", "ll128", "simple"};
-
-/// The index of `word` in `names`, or of the number `word` (the old format's indices); -1 if neither.
-template <std::size_t N>
-int logged_index(const std::string& word, const std::string_view (&names)[N]) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (word == names[i]) return int(i);
+/// The index (NCCL_ALGO_*, NCCL_PROTO_*) of `word` among `count` values named by `name`, or the
+/// number `word` itself (the old format's indices); -1 if neither.
+template <class Name>
+int logged_index(const std::string& word, int count, Name name) {
+  for (int i = 0; i < count; ++i)
+    if (word == name(i)) return i;
   if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || word.size() > 2) return -1;
   const int i = std::stoi(word);
-  return i < int(N) ? i : -1;
+  return i < count ? i : -1;
 }
 
 /// NCCL's per-call line, after "NCCL INFO ":
@@ -189,13 +184,15 @@ std::optional<LoggedChoice> read_choice(std::string_view message) {
   if (w.size() < at + 7 || w[at + 1] != "Bytes" || w[at + 2] != "->" || w[at + 3] != "Algo" || w[at + 5] != "proto")
     return std::nullopt;
   if (w[at].find_first_not_of("0123456789") != std::string::npos || w[at].size() > 18) return std::nullopt;
-  const int a = logged_index(w[at + 4], kLoggedAlgorithms), p = logged_index(w[at + 6], kLoggedProtocols);
+  const int a = logged_index(w[at + 4], kNcclAlgorithmCount, [](int i) { return nccl_log_name(NcclAlgorithm(i)); });
+  const int p = logged_index(w[at + 6], int(kNcclProtocolOrder.size()),
+                             [](int i) { return nccl_log_name(kNcclProtocolOrder[std::size_t(i)]); });
   if (a < 0 || p < 0) return std::nullopt;
   LoggedChoice c;
   c.func = named ? w[0].substr(0, w[0].size() - 1) : "";
   c.bytes = std::stoll(w[at]);
   c.per_rank = named && (c.func == "AllGather" || c.func == "ReduceScatter");
-  c.label = "nccl:" + std::string(to_string(NcclAlgorithm(a))) + "/" + std::string(kProtocolNames[p]);
+  c.label = "nccl:" + std::string(to_string(NcclAlgorithm(a))) + "/" + std::string(to_string(kNcclProtocolOrder[std::size_t(p)]));
   return c;
 }
 

@@ -23,6 +23,12 @@ namespace ringlab::sim {
 enum class NcclAlgorithm : std::uint8_t { Tree, Ring, CollNetDirect, CollNetChain, Nvls, NvlsTree, Pat };
 inline constexpr int kNcclAlgorithmCount = 7;
 std::string_view to_string(NcclAlgorithm a);
+/// The names NCCL's log lines give (src/collectives.cc ncclAlgoToString, ncclProtoToString):
+/// "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"; "LL", "LL128", "SIMPLE".
+std::string_view nccl_log_name(NcclAlgorithm a);
+std::string_view nccl_log_name(Protocol p);
+/// NCCL's protocols in the order of their indices (NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE).
+inline constexpr std::array<Protocol, 3> kNcclProtocolOrder{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 /// NCCL's path types between two devices of a node, nearest first (src/graph/topo.h PATH_* and
 /// topoPathTypeStr): the same device, NVLink, NVLink through another GPU, Grace's C2C, one PCIe
