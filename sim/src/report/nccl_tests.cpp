@@ -213,7 +213,8 @@ std::string_view logged_func(Collective c) {
 std::string logged_algorithm(const std::vector<LoggedChoice>& choices, Collective collective, Bytes message, int ranks) {
   for (const LoggedChoice& c : choices) {
     if (!c.func.empty() && c.func != logged_func(collective)) continue;
-    if (c.per_rank ? ranks > 0 && c.bytes * ranks == message.count() : c.bytes == message.count()) return c.label;
+    const std::int64_t total = message.count();
+    if (c.per_rank ? ranks > 0 && total % ranks == 0 && c.bytes == total / ranks : c.bytes == total) return c.label;
   }
   return "nccl";
 }
