@@ -21,7 +21,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
       -DRINGLAB_FUZZ=ON -DRINGLAB_TESTS=OFF -DRINGLAB_BENCH=OFF ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" --target ringlab_fuzz -j "${JOBS:-$(nproc)}"
 
-# The fixtures each format's corpus starts from (globs relative to the source tree).
+# The fixtures each format's corpus starts from (globs relative to the source tree). They are copied
+# into one directory, so their file names must differ.
 seeds() {
   case $1 in
     scenario) echo "scenarios/*.json tests/data/scenarios/*.json tests/data/bad/*.json" ;;
