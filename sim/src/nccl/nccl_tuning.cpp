@@ -1015,6 +1015,16 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   return out;
 }
 
+namespace {
+/// Whether NCCL_ALGO and NCCL_PROTO leave the pair on (LL128 by default only where NCCL enables it).
+bool pair_enabled(const NcclModel& m, NcclAlgorithm a, int p) {
+  if (m.env.algorithms[std::size_t(a)] == NcclEnable::Off) return false;
+  const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
+  if (proto == NcclEnable::Off) return false;
+  return !(p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m));
+}
+}  // namespace
+
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes message) {
   std::vector<NcclEstimate> out;
   if (m.ranks < 2) return out;
@@ -1022,11 +1032,7 @@ std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes
   for (int ai = 0; ai < kNcclAlgorithmCount; ++ai) {
     const auto a = NcclAlgorithm(ai);
     for (int p = 0; p < kNcclProtocols; ++p) {
-      if (!algorithm_applies(m, c, a, p)) continue;
-      if (m.env.algorithms[std::size_t(a)] == NcclEnable::Off) continue;
-      const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
-      if (proto == NcclEnable::Off) continue;
-      if (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m)) continue;
+      if (!algorithm_applies(m, c, a, p) || !pair_enabled(m, a, p)) continue;
       double bw = model_bandwidth(m, c, a, p);
       if (bw <= 0) continue;
       double lat = model_latency(m, c, a, p);
@@ -1079,26 +1085,15 @@ namespace {
 // ncclAlgoToString, ncclProtoToString), in NCCL's order.
 constexpr std::array<Collective, 5> kCollectivesInNcclOrder{Collective::Broadcast, Collective::Reduce, Collective::AllGather,
                                                             Collective::ReduceScatter, Collective::AllReduce};
-constexpr std::string_view kNcclFuncNames[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
 constexpr std::string_view kNcclAlgoTableNames[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 constexpr std::string_view kNcclProtoTableNames[] = {"LL", "LL128", "Simple"};
-
-std::string_view nccl_func_name(Collective c) {
-  for (std::size_t i = 0; i < kCollectivesInNcclOrder.size(); ++i)
-    if (kCollectivesInNcclOrder[i] == c) return kNcclFuncNames[i];
-  return "Invalid";
-}
 
 /// One cell of the table: latency and bandwidth, or 0/0 where the model has no such pair.
 std::pair<double, double> table_cell(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   if (!algorithm_applies(m, c, a, p)) return {0.0, 0.0};
   const double bw = model_bandwidth(m, c, a, p);
   if (bw <= 0) return {0.0, 0.0};
-  const double lat = model_latency(m, c, a, p);
-  const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
-  const bool off = m.env.algorithms[std::size_t(a)] == NcclEnable::Off || proto == NcclEnable::Off ||
-                   (p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m));
-  return {lat, off ? 0.0 : bw};
+  return {model_latency(m, c, a, p), pair_enabled(m, a, p) ? bw : 0.0};
 }
 
 template <class... Args>
@@ -1108,6 +1103,17 @@ void append_format(std::string& line, const char* format, Args... args) {
   line += buffer;
 }
 }  // namespace
+
+std::string_view nccl_log_name(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "AllReduce";
+    case Collective::ReduceScatter: return "ReduceScatter";
+    case Collective::AllGather: return "AllGather";
+    case Collective::Broadcast: return "Broadcast";
+    case Collective::Reduce: return "Reduce";
+  }
+  return "Invalid";
+}
 
 std::vector<std::string> nccl_tuning_table(const NcclModel& m) {
   std::vector<std::string> lines;
@@ -1124,7 +1130,7 @@ std::vector<std::string> nccl_tuning_table(const NcclModel& m) {
     lines.push_back(line);
     for (std::size_t f = 0; f < kCollectivesInNcclOrder.size(); ++f) {
       line.clear();
-      append_format(line, "%13s |", kNcclFuncNames[f].data());
+      append_format(line, "%13s |", nccl_log_name(kCollectivesInNcclOrder[f]).data());
       for (int a = first; a < last; ++a)
         for (int p = 0; p < kNcclProtocols; ++p) {
           const auto [lat, bw] = table_cell(m, kCollectivesInNcclOrder[f], NcclAlgorithm(a), p);
@@ -1150,7 +1156,7 @@ std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, co
   }
   std::int64_t bytes = message.count();
   if (c == Collective::AllGather || c == Collective::ReduceScatter) bytes /= std::max(1, m.ranks);
-  std::string line = std::string(nccl_func_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
+  std::string line = std::string(nccl_log_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
                      std::string(nccl_log_name(choice.nccl_algorithm)) + " proto " +
                      std::string(nccl_log_name(choice.protocol));
   return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";

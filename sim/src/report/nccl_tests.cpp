@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/result_json.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/scenario.hpp"
@@ -196,23 +197,11 @@ std::optional<LoggedChoice> read_choice(std::string_view message) {
   return c;
 }
 
-/// NCCL's name of a collective in its log ("AllReduce").
-std::string_view logged_func(Collective c) {
-  switch (c) {
-    case Collective::AllReduce: return "AllReduce";
-    case Collective::ReduceScatter: return "ReduceScatter";
-    case Collective::AllGather: return "AllGather";
-    case Collective::Broadcast: return "Broadcast";
-    case Collective::Reduce: return "Reduce";
-  }
-  return "";
-}
-
 /// The algorithm NCCL logged for a row of `collective` of `message` bytes over `ranks` (0: unknown),
 /// or "nccl" when none was logged for it (the first logged line of a size wins).
 std::string logged_algorithm(const std::vector<LoggedChoice>& choices, Collective collective, Bytes message, int ranks) {
   for (const LoggedChoice& c : choices) {
-    if (!c.func.empty() && c.func != logged_func(collective)) continue;
+    if (!c.func.empty() && c.func != nccl_log_name(collective)) continue;
     const std::int64_t total = message.count();
     if (c.per_rank ? ranks > 0 && total % ranks == 0 && c.bytes == total / ranks : c.bytes == total) return c.label;
   }

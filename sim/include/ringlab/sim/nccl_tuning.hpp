@@ -136,6 +136,9 @@ std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::sp
 /// rank.
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& model, Collective collective, Bytes message);
 
+/// A collective as NCCL's log lines name it (src/collectives.cc ncclFuncToString): "AllReduce", ...
+std::string_view nccl_log_name(Collective c);
+
 /// NCCL's tuning table as NCCL prints it at init under NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING
 /// (src/graph/tuning.cc ncclTopoTuneModel, rank 0): blocks of three algorithms, a row per collective
 /// (Broadcast, Reduce, AllGather, ReduceScatter, AllReduce) holding "latency/bandwidth" per (algorithm,
