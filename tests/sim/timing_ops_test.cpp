@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collectives/collectives_builder.hpp"
@@ -69,6 +71,18 @@ void require_same_ops(const Schedule& full, const sim::detail::TimingOps& lean) 
   }
   REQUIRE(lean.ops().size() == full.ops().size());
   CHECK(first_difference(full, lean) == kNoOp);
+  // Every Send's connection, numbered in order of first use: equal exactly for equal (from, to,
+  // channel), which is what lets a run share one path slot per connection.
+  const std::span<const std::uint32_t> connections = lean.send_connections();
+  std::map<std::tuple<Endpoint, Endpoint, std::uint16_t>, std::uint32_t> seen;
+  std::size_t k = 0;
+  for (const Op& op : full.ops()) {
+    if (op.kind != OpKind::Send) continue;
+    REQUIRE(k < connections.size());
+    const auto [it, first] = seen.try_emplace({op.at, op.peer, op.channel}, std::uint32_t(seen.size()));
+    REQUIRE(connections[k++] == it->second);
+  }
+  CHECK(k == connections.size());
 }
 
 /// Walks both DAGs in lock step (ops complete in the order they became ready) and requires the same

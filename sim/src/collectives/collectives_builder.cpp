@@ -326,7 +326,7 @@ void IntervalMap::replace(std::int64_t start, std::int64_t end, bool insert, OpI
 
 // ---- tracker ---------------------------------------------------------------------------------
 
-OpId& Builder::LastSend::slot(Endpoint a, Endpoint b, std::uint16_t channel) {
+Builder::LastSend::Slot& Builder::LastSend::slot(Endpoint a, Endpoint b, std::uint16_t channel) {
   if (2 * (used_ + 1) > slots_.size()) {  // keep the load at most one half
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
@@ -334,11 +334,8 @@ OpId& Builder::LastSend::slot(Endpoint a, Endpoint b, std::uint16_t channel) {
       if (s.used) slots_[probe(s.a, s.b, s.channel)] = s;
   }
   Slot& s = slots_[probe(a, b, channel)];
-  if (!s.used) {
-    s = Slot{a, b, channel, true, kNoOp};
-    ++used_;
-  }
-  return s.send;
+  if (!s.used) s = Slot{a, b, channel, true, kNoOp, std::uint32_t(used_++)};
+  return s;
 }
 
 std::size_t Builder::LastSend::probe(Endpoint a, Endpoint b, std::uint16_t channel) const {
@@ -457,11 +454,12 @@ void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32
 
 OpId Builder::transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode mode, Chunk c, Bytes wire,
                        std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step) {
-  OpId& last = last_send_.slot(a, b, channel);
-  if (last != kNoOp) deps.push_back(last);
+  LastSend::Slot& last = last_send_.slot(a, b, channel);
+  if (last.send != kNoOp) deps.push_back(last.send);
   sort_unique(deps);
   const OpId recv = sink_.add_transfer(a, b, src, dst, mode, c, wire, deps, {}, channel, step);
-  last = recv - 1;  // the Send (OpSink::add_transfer)
+  last.send = recv - 1;  // the Send (OpSink::add_transfer)
+  sink_.note_connection(last.send, last.connection);
   return recv;
 }
 

@@ -117,6 +117,9 @@ class OpSink {
   virtual OpId add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
                             std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
                             std::uint32_t step) = 0;
+  /// Called by the Builder after each add_transfer: the Send's connection (from, to, channel) as a
+  /// dense index, numbered in order of first use. A run looks a connection's route up once.
+  virtual void note_connection(OpId /*send*/, std::uint32_t /*connection*/) {}
 };
 
 /// The full form: every op into `schedule`.
@@ -192,17 +195,18 @@ class Builder {
   /// table, as it is probed once per transfer.
   class LastSend {
    public:
-    /// The slot holding the connection's Send (kNoOp when it has none yet).
-    OpId& slot(Endpoint a, Endpoint b, std::uint16_t channel);
-
-   private:
     struct Slot {
       Endpoint a = 0;
       Endpoint b = 0;
       std::uint16_t channel = 0;
       bool used = false;
-      OpId send = kNoOp;
+      OpId send = kNoOp;             ///< the connection's latest Send (kNoOp when it has none yet)
+      std::uint32_t connection = 0;  ///< dense index, in order of first use
     };
+    /// The connection's slot, created on first use.
+    Slot& slot(Endpoint a, Endpoint b, std::uint16_t channel);
+
+   private:
     std::size_t probe(Endpoint a, Endpoint b, std::uint16_t channel) const;
     std::vector<Slot> slots_;
     std::size_t used_ = 0;

@@ -22,7 +22,7 @@ struct TimedOp {
   Endpoint at = 0;
   Endpoint peer = 0;
   /// While the ops are built: how many dependencies the op has. TimingDag then reuses the field as
-  /// a Send's path slot (its own; nothing else reads it after that).
+  /// a Send's connection index (its path slot's index; nothing else reads it after that).
   std::uint32_t aux = 0;
   std::uint16_t channel = 0;
   OpKind kind = OpKind::Copy;
@@ -42,6 +42,7 @@ class TimingOps final : public OpSink {
   OpId add_transfer(Endpoint from, Endpoint to, Buffer src, Buffer dst, RecvMode mode, Chunk chunk, Bytes wire,
                     std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
                     std::uint32_t step) override;
+  void note_connection(OpId send, std::uint32_t connection) override;
 
   // What a run's result reads, as Schedule names it.
   Collective collective() const { return collective_; }
@@ -53,8 +54,18 @@ class TimingOps final : public OpSink {
   std::span<TimedOp> ops() { return ops_; }
   /// Every op's dependencies in op order: op i's are the ops()[i].aux entries after op i - 1's.
   std::span<const OpId> deps() const { return deps_; }
-  /// Frees the dependency lists (once TimingDag has turned them into successor lists).
-  void release_deps() { std::vector<OpId>().swap(deps_); }
+  /// Every Send's connection (OpSink::note_connection) in op order, when the builder noted them
+  /// all; empty otherwise.
+  std::span<const std::uint32_t> send_connections() const {
+    return send_connections_.size() == sends_ ? std::span<const std::uint32_t>(send_connections_)
+                                              : std::span<const std::uint32_t>();
+  }
+  /// Frees the dependency lists and connections (once TimingDag has turned them into successor
+  /// lists and path slots).
+  void release_deps() {
+    std::vector<OpId>().swap(deps_);
+    std::vector<std::uint32_t>().swap(send_connections_);
+  }
 
  private:
   OpId push(OpKind kind, Endpoint at, Endpoint peer, Bytes bytes, std::uint16_t channel, std::span<const OpId> deps);
@@ -66,6 +77,8 @@ class TimingOps final : public OpSink {
   std::vector<EndpointInfo> endpoints_;
   std::vector<TimedOp> ops_;
   std::vector<OpId> deps_;
+  std::vector<std::uint32_t> send_connections_;
+  std::size_t sends_ = 0;
 };
 
 /// build_channels (collectives_builder.hpp) into TimingOps: the same ops, ids and dependencies,

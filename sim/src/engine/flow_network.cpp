@@ -373,7 +373,7 @@ void FlowNetwork::run_filling(std::size_t unfrozen_flows) {
       direction.round = round_;  // every flow on c freezes now; no need to re-push it
       for_each_entry(c, [&](const Entry& e) {
         const FlowId f = e.flow;
-        if (flows_[f].frozen) return;
+        if (flows_[f].visit != epoch_ || flows_[f].frozen) return;  // outside the component, or done
         freeze(f, share);
         --unfrozen_flows;
       });
@@ -489,14 +489,12 @@ void FlowNetwork::fill_locally() {
       direction.residual = direction.capacity;
       direction.unfrozen = 0;
       for_each_entry(c, [&](const Entry& e) {
-        Flow& other = flows_[e.flow];
+        const Flow& other = flows_[e.flow];
         if (other.visit == epoch_) {
           direction.unfrozen += e.weight;
           return;
         }
-        other.frozen = true;  // keeps its rate: the filling passes it by
-        other.new_rate = other.rate;
-        direction.residual -= other.rate * e.weight;
+        direction.residual -= other.rate * e.weight;  // keeps its rate: the filling passes it by
       });
       direction.residual = std::max(0.0, direction.residual);
     }

@@ -174,7 +174,7 @@ class FlowNetwork {
     std::uint32_t checked = 0;     ///< check_epoch_ of the last bottleneck check
     std::uint16_t hop_count = 0;
     bool active : 1 = false;
-    bool frozen : 1 = false;       ///< progressive filling: rate fixed in the current pass
+    bool frozen : 1 = false;       ///< progressive filling: rate fixed in this pass (read only while visit == epoch_)
     bool fresh : 1 = false;        ///< took a finished flow's place; reallocate() reports it
     double rate = 0;               ///< bytes per picosecond
     double new_rate = 0;           ///< scratch for reallocate()

@@ -1,7 +1,8 @@
 // TimingDag's construction: the ops' dependency lists (op i's are the next ops()[i].aux entries)
-// into DagWalk, then freed; `aux` becomes the path slot.
+// into DagWalk, then freed; a Send's `aux` becomes its connection, the index of its path slot.
 #include "engine/timing_dag.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace ringlab::sim::detail {
@@ -22,7 +23,17 @@ void for_each_op(const TimingOps& ops, F&& f) {
 TimingDag::TimingDag(TimingOps ops)
     : DagWalk(ops.ops().size(), [&](auto&& f) { for_each_op(ops, f); }), ops_(std::move(ops)),
       records_(ops_.ops()) {
-  for (TimedOp& op : records_) op.aux = UINT32_MAX;  // from here on a Send's path slot
+  // From here on a Send's `aux` is its connection: the builder's numbering, or one per Send when
+  // the ops came without it.
+  const std::span<const std::uint32_t> connections = ops_.send_connections();
+  std::uint32_t sends = 0, count = 0;
+  for (TimedOp& op : records_) {
+    if (op.kind != OpKind::Send) continue;
+    op.aux = connections.empty() ? sends : connections[sends];
+    count = std::max(count, op.aux + 1);
+    ++sends;
+  }
+  connection_paths_.assign(count, UINT32_MAX);
   ops_.release_deps();
 }
 

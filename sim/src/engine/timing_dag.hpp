@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "collectives/timing_ops.hpp"
 #include "engine/dag_walk.hpp"
@@ -39,12 +40,14 @@ class TimingDag : public DagWalk {
     return op;
   }
   Endpoint endpoint(OpId id) const { return records_[id].at; }
-  /// The path index cache of a Send (UINT32_MAX until resolved): the record's `aux`.
-  std::uint32_t& path_slot(OpId send, const Op&) { return records_[send].aux; }
+  /// The path index cache of a Send's connection (UINT32_MAX until resolved): every Send of a
+  /// connection shares it, so a run looks the route up once per connection, not once per Send.
+  std::uint32_t& path_slot(OpId send, const Op&) { return connection_paths_[records_[send].aux]; }
 
  private:
   TimingOps ops_;
   std::span<TimedOp> records_;
+  std::vector<std::uint32_t> connection_paths_;  ///< per connection (a Send's `aux`)
 };
 
 }  // namespace ringlab::sim::detail
