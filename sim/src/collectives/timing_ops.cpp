@@ -41,14 +41,12 @@ OpId TimingOps::add_transfer(Endpoint from, Endpoint to, Buffer, Buffer, RecvMod
                              std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
                              std::uint32_t) {
   push(OpKind::Send, from, to, wire, channel, send_deps);
-  ++sends_;
   return push(OpKind::Recv, to, from, wire, channel, recv_deps);
 }
 
 void TimingOps::note_connection([[maybe_unused]] OpId send, std::uint32_t connection) {
-  // Noted in op order, right after the Send's add_transfer; a gap leaves send_connections() empty.
-  assert(send + 2 == ops_.size() && ops_[send].kind == OpKind::Send);
-  if (send_connections_.size() + 1 == sends_) send_connections_.push_back(connection);
+  assert(send + 2 == ops_.size() && ops_[send].kind == OpKind::Send && "noted right after its add_transfer");
+  send_connections_.push_back(connection);
 }
 
 }  // namespace ringlab::sim::detail

@@ -54,12 +54,8 @@ class TimingOps final : public OpSink {
   std::span<TimedOp> ops() { return ops_; }
   /// Every op's dependencies in op order: op i's are the ops()[i].aux entries after op i - 1's.
   std::span<const OpId> deps() const { return deps_; }
-  /// Every Send's connection (OpSink::note_connection) in op order, when the builder noted them
-  /// all; empty otherwise.
-  std::span<const std::uint32_t> send_connections() const {
-    return send_connections_.size() == sends_ ? std::span<const std::uint32_t>(send_connections_)
-                                              : std::span<const std::uint32_t>();
-  }
+  /// Every Send's connection (OpSink::note_connection, which the Builder calls for each), in op order.
+  std::span<const std::uint32_t> send_connections() const { return send_connections_; }
   /// Frees the dependency lists and connections (once TimingDag has turned them into successor
   /// lists and path slots).
   void release_deps() {
@@ -78,7 +74,6 @@ class TimingOps final : public OpSink {
   std::vector<TimedOp> ops_;
   std::vector<OpId> deps_;
   std::vector<std::uint32_t> send_connections_;
-  std::size_t sends_ = 0;
 };
 
 /// build_channels (collectives_builder.hpp) into TimingOps: the same ops, ids and dependencies,

@@ -3,6 +3,7 @@
 #include "engine/timing_dag.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 namespace ringlab::sim::detail {
@@ -23,15 +24,15 @@ void for_each_op(const TimingOps& ops, F&& f) {
 TimingDag::TimingDag(TimingOps ops)
     : DagWalk(ops.ops().size(), [&](auto&& f) { for_each_op(ops, f); }), ops_(std::move(ops)),
       records_(ops_.ops()) {
-  // From here on a Send's `aux` is its connection: the builder's numbering, or one per Send when
-  // the ops came without it.
+  // From here on a Send's `aux` is its connection (the Builder's numbering).
   const std::span<const std::uint32_t> connections = ops_.send_connections();
-  std::uint32_t sends = 0, count = 0;
+  std::size_t sends = 0;
+  std::uint32_t count = 0;
   for (TimedOp& op : records_) {
     if (op.kind != OpKind::Send) continue;
-    op.aux = connections.empty() ? sends : connections[sends];
+    assert(sends < connections.size() && "every Send's connection noted (OpSink::note_connection)");
+    op.aux = connections[sends++];
     count = std::max(count, op.aux + 1);
-    ++sends;
   }
   connection_paths_.assign(count, UINT32_MAX);
   ops_.release_deps();
