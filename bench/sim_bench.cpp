@@ -36,6 +36,7 @@
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/compact_schedule.hpp"
 #include "ringlab/sim/run_collective.hpp"
+#include "ringlab/sim/process_memory.hpp"
 #include "ringlab/sim/simulator.hpp"
 #include "ringlab/topology/generators.hpp"
 
@@ -115,6 +116,7 @@ double physical_memory_bytes() { return double(sysconf(_SC_PHYS_PAGES)) * double
 }  // namespace
 
 int main(int argc, char** argv) {
+  ringlab::sim::keep_large_blocks_mapped();
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s CASE [--repeat N] [--explicit] [--no-shortcuts]; cases:", argv[0]);
     for (const Case& c : kCases) std::fprintf(stderr, " %s", c.name);

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "manual.hpp"
 #include "names.hpp"
+#include "ringlab/sim/process_memory.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/units.hpp"
 
@@ -16,6 +17,7 @@ using ringlab::cli::kExitBadInput;
 using ringlab::cli::kExitInternal;
 
 int main(int argc, char** argv) {
+  ringlab::sim::keep_large_blocks_mapped();
   CLI::App app{"ringlab: predict, plan and verify gradient synchronisation on GPU clusters"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(ringlab::cli::kVersionText));

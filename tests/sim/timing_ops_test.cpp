@@ -51,7 +51,7 @@ OpId first_difference(const Schedule& full, const sim::detail::TimingOps& lean) 
                                                   : true;
     const std::span<const OpId> deps = full.deps(id);
     if (!paired || t.kind != op.kind || t.at != op.at || t.peer != op.peer || t.bytes != op.bytes ||
-        t.channel != op.channel || t.aux != deps.size() || at + deps.size() > lean.deps().size() ||
+        t.channel != op.channel || lean.dep_count(id) != deps.size() || at + deps.size() > lean.deps().size() ||
         !std::equal(deps.begin(), deps.end(), lean.deps().begin() + std::ptrdiff_t(at)))
       return id;
     at += deps.size();
@@ -71,18 +71,15 @@ void require_same_ops(const Schedule& full, const sim::detail::TimingOps& lean) 
   }
   REQUIRE(lean.ops().size() == full.ops().size());
   CHECK(first_difference(full, lean) == kNoOp);
-  // Every Send's connection, numbered in order of first use: equal exactly for equal (from, to,
-  // channel), which is what lets a run share one path slot per connection.
-  const std::span<const std::uint32_t> connections = lean.send_connections();
+  // Every transfer's connection (its Recv's aux), numbered in order of first use: equal exactly for
+  // equal (from, to, channel), which is what lets a run share one path slot per connection.
   std::map<std::tuple<Endpoint, Endpoint, std::uint16_t>, std::uint32_t> seen;
-  std::size_t k = 0;
-  for (const Op& op : full.ops()) {
+  for (OpId id = 0; id < full.ops().size(); ++id) {
+    const Op& op = full.op(id);
     if (op.kind != OpKind::Send) continue;
-    REQUIRE(k < connections.size());
     const auto [it, first] = seen.try_emplace({op.at, op.peer, op.channel}, std::uint32_t(seen.size()));
-    REQUIRE(connections[k++] == it->second);
+    REQUIRE(lean.ops()[id + 1].aux == it->second);
   }
-  CHECK(k == connections.size());
 }
 
 /// Walks both DAGs in lock step (ops complete in the order they became ready) and requires the same

@@ -326,19 +326,22 @@ void IntervalMap::replace(std::int64_t start, std::int64_t end, bool insert, OpI
 
 // ---- tracker ---------------------------------------------------------------------------------
 
-Builder::LastSend::Slot& Builder::LastSend::slot(Endpoint a, Endpoint b, std::uint16_t channel) {
-  if (2 * (used_ + 1) > slots_.size()) {  // keep the load at most one half
+std::uint32_t Builder::Connections::index(Endpoint a, Endpoint b, std::uint16_t channel) {
+  if (2 * (last_send_.size() + 1) > slots_.size()) {  // keep the load at most one half
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
     for (const Slot& s : old)
       if (s.used) slots_[probe(s.a, s.b, s.channel)] = s;
   }
   Slot& s = slots_[probe(a, b, channel)];
-  if (!s.used) s = Slot{a, b, channel, true, kNoOp, std::uint32_t(used_++)};
-  return s;
+  if (!s.used) {
+    s = Slot{a, b, channel, true, std::uint32_t(last_send_.size())};
+    last_send_.push_back(kNoOp);
+  }
+  return s.connection;
 }
 
-std::size_t Builder::LastSend::probe(Endpoint a, Endpoint b, std::uint16_t channel) const {
+std::size_t Builder::Connections::probe(Endpoint a, Endpoint b, std::uint16_t channel) const {
   std::uint64_t h = (std::uint64_t(a) << 32 | b) * 0x9E3779B97F4A7C15ull;
   h ^= (h >> 29) + std::uint64_t(channel) * 0xC2B2AE3D27D4EB4Full;
   h *= 0xBF58476D1CE4E5B9ull;
@@ -454,12 +457,13 @@ void Builder::wire_ready(Endpoint a, Range r, std::uint16_t channel, std::uint32
 
 OpId Builder::transfer(Endpoint a, Endpoint b, Buffer src, Buffer dst, RecvMode mode, Chunk c, Bytes wire,
                        std::vector<OpId>& deps, std::uint16_t channel, std::uint32_t step) {
-  LastSend::Slot& last = last_send_.slot(a, b, channel);
-  if (last.send != kNoOp) deps.push_back(last.send);
+  const std::uint32_t connection = connections_.index(a, b, channel);
+  OpId& last = connections_.last_send(connection);
+  if (last != kNoOp) deps.push_back(last);
   sort_unique(deps);
   const OpId recv = sink_.add_transfer(a, b, src, dst, mode, c, wire, deps, {}, channel, step);
-  last.send = recv - 1;  // the Send (OpSink::add_transfer)
-  sink_.note_connection(last.send, last.connection);
+  last = recv - 1;  // the Send (OpSink::add_transfer)
+  sink_.note_connection(last, connection);
   return recv;
 }
 

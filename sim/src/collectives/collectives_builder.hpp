@@ -191,25 +191,26 @@ class Builder {
   void wrote_wire(Endpoint e, Range r, OpId op);
 
  private:
-  /// Connection (sender, receiver, channel) -> the Send of its latest transfer: an open-addressing
-  /// table, as it is probed once per transfer.
-  class LastSend {
+  /// Connections (sender, receiver, channel), numbered densely in order of first use (an
+  /// open-addressing table, as it is probed once per transfer), and each one's latest Send.
+  class Connections {
    public:
+    /// The connection's index, created on first use.
+    std::uint32_t index(Endpoint a, Endpoint b, std::uint16_t channel);
+    /// Its latest Send (kNoOp before its first).
+    OpId& last_send(std::uint32_t connection) { return last_send_[connection]; }
+
+   private:
     struct Slot {
       Endpoint a = 0;
       Endpoint b = 0;
       std::uint16_t channel = 0;
       bool used = false;
-      OpId send = kNoOp;             ///< the connection's latest Send (kNoOp when it has none yet)
-      std::uint32_t connection = 0;  ///< dense index, in order of first use
+      std::uint32_t connection = 0;
     };
-    /// The connection's slot, created on first use.
-    Slot& slot(Endpoint a, Endpoint b, std::uint16_t channel);
-
-   private:
     std::size_t probe(Endpoint a, Endpoint b, std::uint16_t channel) const;
     std::vector<Slot> slots_;
-    std::size_t used_ = 0;
+    std::vector<OpId> last_send_;  ///< per connection
   };
 
   /// Appends the ops of `w` overlapping `r`.
@@ -232,7 +233,7 @@ class Builder {
   Bytes sparse_part_;
   std::vector<IntervalMap> dense_;
   std::vector<IntervalMap> wire_;
-  LastSend last_send_;
+  Connections connections_;
   std::vector<OpId> send_deps_;   ///< scratch: deps of the Send being built
   std::vector<OpId> local_deps_;  ///< scratch: deps of the local op being built
 };

@@ -14,7 +14,6 @@ TimingOps::TimingOps(Collective collective, std::string algorithm, Bytes message
 void TimingOps::reserve(std::size_t ops, std::size_t deps) {
   ops_.reserve(ops);
   deps_.reserve(deps);
-  send_connections_.reserve(ops / 2);  // a transfer is two ops
 }
 
 Endpoint TimingOps::add_endpoint(DeviceId device, EndpointRole role) {
@@ -38,15 +37,16 @@ OpId TimingOps::add_local(OpKind kind, Endpoint at, Endpoint slot, Buffer, Buffe
 }
 
 OpId TimingOps::add_transfer(Endpoint from, Endpoint to, Buffer, Buffer, RecvMode, Chunk, Bytes wire,
-                             std::span<const OpId> send_deps, std::span<const OpId> recv_deps, std::uint16_t channel,
-                             std::uint32_t) {
+                             std::span<const OpId> send_deps, [[maybe_unused]] std::span<const OpId> recv_deps,
+                             std::uint16_t channel, std::uint32_t) {
+  assert(recv_deps.empty() && "TimingOps keeps no Recv dependencies (the Builder gives none)");
   push(OpKind::Send, from, to, wire, channel, send_deps);
-  return push(OpKind::Recv, to, from, wire, channel, recv_deps);
+  return push(OpKind::Recv, to, from, wire, channel, {});
 }
 
-void TimingOps::note_connection([[maybe_unused]] OpId send, std::uint32_t connection) {
+void TimingOps::note_connection(OpId send, std::uint32_t connection) {
   assert(send + 2 == ops_.size() && ops_[send].kind == OpKind::Send && "noted right after its add_transfer");
-  send_connections_.push_back(connection);
+  ops_[send + 1].aux = connection;  // the Recv's
 }
 
 }  // namespace ringlab::sim::detail

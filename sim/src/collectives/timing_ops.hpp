@@ -21,8 +21,10 @@ struct TimedOp {
   Bytes bytes;  ///< bytes on the wire (Send/Recv) or dense bytes processed (local ops)
   Endpoint at = 0;
   Endpoint peer = 0;
-  /// While the ops are built: how many dependencies the op has. TimingDag then reuses the field as
-  /// a Send's connection index (its path slot's index; nothing else reads it after that).
+  /// A Send's or local op's dependency count while the ops are built (TimingDag then gives a Send
+  /// its Recv's value); a Recv's connection: a dense index per (sender, receiver, channel), noted
+  /// by the Builder (OpSink::note_connection). A Recv has no dependencies of its own here, as the
+  /// Builder never gives any. A run keeps one path slot per connection.
   std::uint32_t aux = 0;
   std::uint16_t channel = 0;
   OpKind kind = OpKind::Copy;
@@ -52,16 +54,12 @@ class TimingOps final : public OpSink {
 
   std::span<const TimedOp> ops() const { return ops_; }
   std::span<TimedOp> ops() { return ops_; }
-  /// Every op's dependencies in op order: op i's are the ops()[i].aux entries after op i - 1's.
+  /// Every op's dependencies in op order: op i's are the next dep_count(i) entries.
   std::span<const OpId> deps() const { return deps_; }
-  /// Every Send's connection (OpSink::note_connection, which the Builder calls for each), in op order.
-  std::span<const std::uint32_t> send_connections() const { return send_connections_; }
-  /// Frees the dependency lists and connections (once TimingDag has turned them into successor
-  /// lists and path slots).
-  void release_deps() {
-    std::vector<OpId>().swap(deps_);
-    std::vector<std::uint32_t>().swap(send_connections_);
-  }
+  /// How many of deps() are op `id`'s (a Recv has none).
+  std::uint32_t dep_count(OpId id) const { return ops_[id].kind == OpKind::Recv ? 0 : ops_[id].aux; }
+  /// Frees the dependency lists (once TimingDag has turned them into successor lists).
+  void release_deps() { std::vector<OpId>().swap(deps_); }
 
  private:
   OpId push(OpKind kind, Endpoint at, Endpoint peer, Bytes bytes, std::uint16_t channel, std::span<const OpId> deps);
@@ -73,7 +71,6 @@ class TimingOps final : public OpSink {
   std::vector<EndpointInfo> endpoints_;
   std::vector<TimedOp> ops_;
   std::vector<OpId> deps_;
-  std::vector<std::uint32_t> send_connections_;
 };
 
 /// build_channels (collectives_builder.hpp) into TimingOps: the same ops, ids and dependencies,
