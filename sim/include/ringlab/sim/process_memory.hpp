@@ -1,8 +1,9 @@
 // Process-wide memory setting for programs that run large simulations (the command line, the
-// benchmarks, the app). glibc raises its mmap threshold each time a mapped block is freed (up to
-// 32 MiB), so after the first run of a process its large arrays (schedules, DAGs, flow tables) come
-// from the brk heap instead, where freed blocks are kept and fragment: a second and later run of
-// the same size peaked up to 13 % higher (docs/performance.md, "Large blocks in their own mappings").
+// simulator benchmark). glibc raises its mmap threshold each time a mapped block is freed (up to
+// 32 MiB), so after a run's first large free its big arrays (schedules, DAGs, flow tables) come from
+// the brk heap instead, where freed blocks are kept and fragment: the peak of the same runs then
+// depends on what was allocated before (docs/performance.md, "One path slot per connection, and
+// large blocks in their own mappings").
 #pragma once
 
 namespace ringlab::sim {
