@@ -171,7 +171,10 @@ int logged_index(const std::string& word, int count, Name name) {
   return i < count ? i : -1;
 }
 
-/// NCCL's per-call line, after "NCCL INFO ":
+/// What precedes the message of every NCCL INFO line (after NCCL's "host:pid:tid [device]" prefix).
+constexpr std::string_view kNcclInfo = " NCCL INFO ";
+
+/// NCCL's per-call line, after kNcclInfo:
 ///   2.19 and later (src/enqueue.cc): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
 ///     bytes = count x type size, so per rank for AllGather (sendcount) and ReduceScatter (recvcount);
 ///   2.12 to 2.18: "1048576 Bytes -> Algo 1 proto 2 time 35.800000", indices, bytes of the whole
@@ -232,8 +235,9 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
       read_header_line(line.substr(first), h);
       continue;
     }
-    if (const auto info = line.find(" NCCL INFO "); info != std::string::npos) {
-      if (auto choice = read_choice(std::string_view(line).substr(info + 11))) choices.push_back(std::move(*choice));
+    if (const auto info = line.find(kNcclInfo); info != std::string::npos) {
+      if (auto choice = read_choice(std::string_view(line).substr(info + kNcclInfo.size())))
+        choices.push_back(std::move(*choice));
       continue;
     }
     std::istringstream words(line);
