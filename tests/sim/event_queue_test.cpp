@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "../../sim/src/engine/event_queue.hpp"
@@ -129,6 +131,55 @@ TEST_CASE("event queue: random schedules pop sorted by (time, sequence), reprodu
     CHECK(a[i - 1].time <= a[i].time);  // time never runs backwards
     // Among equal times, insertion order (the target is the insertion round here).
     if (a[i - 1].time == a[i].time) CHECK(a[i - 1].target < a[i].target);
+  }
+}
+
+TEST_CASE("event queue: flows rescheduled to instants of their own pop exactly like a reference queue",
+          "[engine]") {
+  // Each of 3,000 "flows" is rescheduled again and again to a distinct far-off instant, as a re-solve
+  // does, so tens of thousands of instants lose their only event and the queue drops them in bulk
+  // (more than 1,024 dead instants). A sorted map of the live events is the reference.
+  std::mt19937_64 rng(7);
+  EventQueue queue;
+  std::map<std::pair<std::int64_t, EventId>, std::uint64_t> reference;  // (time ps, id) -> target
+  std::vector<EventId> flow_event(3000, kNoEvent);
+  std::vector<std::int64_t> flow_time(3000, 0);
+  auto reschedule = [&](std::size_t flow) {
+    if (flow_event[flow] != kNoEvent && queue.is_pending(flow_event[flow])) {
+      queue.cancel(flow_event[flow]);
+      reference.erase({flow_time[flow], flow_event[flow]});
+    }
+    flow_time[flow] = queue.now().picoseconds() + 1 + std::int64_t(rng() % 10'000'000);
+    flow_event[flow] = queue.schedule(Duration{flow_time[flow]}, flow, 0);
+    reference.emplace(std::pair{flow_time[flow], flow_event[flow]}, flow);
+  };
+  for (std::size_t flow = 0; flow < flow_event.size(); ++flow) reschedule(flow);
+  std::size_t popped = 0;
+  for (int round = 0; round < 200'000; ++round) {
+    if (rng() % 8 != 0) {
+      reschedule(std::size_t(rng() % flow_event.size()));
+      continue;
+    }
+    const auto event = queue.step();
+    REQUIRE(event);
+    const auto expected = reference.begin();
+    REQUIRE(event->time.picoseconds() == expected->first.first);
+    REQUIRE(event->id == expected->first.second);
+    REQUIRE(event->target == expected->second);
+    reference.erase(expected);
+    ++popped;
+    reschedule(std::size_t(event->target));  // the flow's next transfer
+    REQUIRE(queue.pending() == reference.size());
+  }
+  CHECK(popped > 20'000);
+  std::vector<Event> pending;
+  queue.pending_events(pending);
+  REQUIRE(pending.size() == reference.size());
+  auto it = reference.begin();
+  for (const Event& event : pending) {
+    CHECK(event.time.picoseconds() == it->first.first);
+    CHECK(event.id == it->first.second);
+    ++it;
   }
 }
 
