@@ -76,9 +76,7 @@ std::uint32_t EventQueue::bucket_for(std::int64_t time) {
   Bucket& bucket = buckets_[b];
   bucket.time = time;
   bucket.head = 0;
-  bucket.live = 0;
   bucket.keys.clear();
-  ++dead_buckets_;  // until schedule() adds its key
   index_.insert(time, b);
   heap_.push_back(HeapEntry{time, b});
   std::push_heap(heap_.begin(), heap_.end(), LaterTime{});
@@ -97,11 +95,8 @@ EventId EventQueue::schedule(Duration time, std::uint64_t target, std::uint32_t 
     payload_.emplace_back();
   }
   const std::uint64_t key = next_sequence_++ << kSlotBits | slot;
-  const std::uint32_t b = bucket_for(time.picoseconds());
-  payload_[slot] = Payload{key, target, tag, b};
-  Bucket& bucket = buckets_[b];
-  bucket.keys.push_back(key);
-  if (bucket.live++ == 0) --dead_buckets_;
+  payload_[slot] = Payload{key, target, tag};
+  buckets_[bucket_for(time.picoseconds())].keys.push_back(key);
   ++live_;
   return key;
 }
@@ -116,13 +111,17 @@ void EventQueue::cancel(EventId id) {
   if (!is_pending(id)) return;
   release(id);
   top_clean_ = false;
-  if (dead_buckets_ > kCompactAfter && 2 * dead_buckets_ > heap_.size()) compact();
+  if (++dead_keys_ > kCompactAfter && dead_keys_ > live_) compact();
 }
 
 void EventQueue::compact() {
   std::size_t kept = 0;
   for (const HeapEntry& entry : heap_) {
-    if (buckets_[entry.bucket].live == 0) {
+    Bucket& bucket = buckets_[entry.bucket];
+    const auto first_dead = std::remove_if(bucket.keys.begin() + std::ptrdiff_t(bucket.head), bucket.keys.end(),
+                                           [this](std::uint64_t key) { return !is_live(key); });
+    bucket.keys.erase(first_dead, bucket.keys.end());
+    if (bucket.head == bucket.keys.size()) {
       index_.erase(entry.time);
       free_buckets_.push_back(entry.bucket);
       continue;
@@ -131,7 +130,7 @@ void EventQueue::compact() {
   }
   heap_.resize(kept);
   std::make_heap(heap_.begin(), heap_.end(), LaterTime{});
-  dead_buckets_ = 0;
+  dead_keys_ = 0;
   last_bucket_ = TimeIndex::kMissing;
 }
 
@@ -140,11 +139,13 @@ void EventQueue::clean_top() {
   while (!heap_.empty()) {
     const std::uint32_t b = heap_.front().bucket;
     Bucket& bucket = buckets_[b];
-    while (bucket.head < bucket.keys.size() && !is_live(bucket.keys[bucket.head])) ++bucket.head;
+    while (bucket.head < bucket.keys.size() && !is_live(bucket.keys[bucket.head])) {
+      ++bucket.head;
+      --dead_keys_;
+    }
     if (bucket.head < bucket.keys.size()) return;
     std::pop_heap(heap_.begin(), heap_.end(), LaterTime{});
     heap_.pop_back();
-    --dead_buckets_;
     index_.erase(bucket.time);
     if (last_bucket_ == b) last_bucket_ = TimeIndex::kMissing;
     free_buckets_.push_back(b);
@@ -188,7 +189,7 @@ void EventQueue::advance(Duration time) {
 void EventQueue::clear_pending() {
   for (const HeapEntry& entry : heap_) free_buckets_.push_back(entry.bucket);
   heap_.clear();
-  dead_buckets_ = 0;
+  dead_keys_ = 0;
   index_.clear();
   last_bucket_ = TimeIndex::kMissing;
   top_clean_ = true;

@@ -22,11 +22,11 @@
 // are skipped when they surface. Slots and buckets are recycled, so memory is bounded by the events
 // and instants pending at once (at most 2^24 events), not by the events ever scheduled (2^40).
 //
-// A bucket counts its live keys. A flow whose rate changes is rescheduled to an instant of its own,
-// and the bucket it leaves may lie far in the future: when buckets without a live key outnumber the
-// live ones (and are more than kCompactAfter), they are dropped from the heap and the index at once,
-// O(buckets), paid for by the cancellations that emptied them. Without this, a 216-GPU NCCL tree
-// (each re-solve moving hundreds of flows) spent 56 % of its run popping dead instants.
+// A flow whose rate changes is rescheduled to an instant of its own, and the key it leaves may lie far
+// in the future, alone in its bucket. When cancelled keys not yet surfaced outnumber the live ones
+// (and are more than kCompactAfter), every bucket drops its dead keys and empty buckets leave the heap
+// and the index: O(keys), paid for by the cancellations. Without this, a 216-GPU NCCL tree (each
+// re-solve moving hundreds of flows) spent 56 % of its run popping dead instants.
 #pragma once
 
 #include <cstdint>
@@ -103,13 +103,11 @@ class EventQueue {
     std::uint64_t key = 0;  ///< key of the live event in this slot, 0 when the slot is free
     std::uint64_t target = 0;
     std::uint32_t tag = 0;
-    std::uint32_t bucket = 0;  ///< the bucket that holds the live key
   };
   /// The events of one instant, in sequence order; keys[head..] are not yet popped.
   struct Bucket {
     std::int64_t time = 0;
     std::size_t head = 0;
-    std::uint32_t live = 0;  ///< keys not yet popped nor cancelled
     std::vector<std::uint64_t> keys;
   };
   struct HeapEntry {
@@ -138,7 +136,7 @@ class EventQueue {
     std::size_t size_ = 0;
   };
   static constexpr int kSlotBits = 24;
-  /// Fewest dead buckets worth a compaction (below, popping them as they surface is cheap).
+  /// Fewest cancelled keys worth a compaction (below, skipping them as they surface is cheap).
   static constexpr std::size_t kCompactAfter = 1024;
   static constexpr std::uint64_t kSlotMask = (std::uint64_t(1) << kSlotBits) - 1;
 
@@ -148,7 +146,6 @@ class EventQueue {
     payload_[slot].key = 0;
     free_slots_.push_back(slot);
     --live_;
-    if (--buckets_[payload_[slot].bucket].live == 0) ++dead_buckets_;
   }
   /// Drops cancelled keys and exhausted buckets from the top; afterwards the top bucket, if any,
   /// has a live key at its head. O(1) when nothing changed the top since the last call.
@@ -156,7 +153,7 @@ class EventQueue {
     if (!top_clean_) clean_top();
   }
   void clean_top();
-  /// Drops every bucket without a live key from the heap and the index.
+  /// Drops the cancelled keys from every bucket, and the buckets left empty from the heap and index.
   void compact();
   void clear_pending();
   std::uint32_t bucket_for(std::int64_t time);
@@ -164,7 +161,7 @@ class EventQueue {
   std::vector<HeapEntry> heap_;  ///< min-heap of the pending instants
   std::vector<Bucket> buckets_;
   std::vector<std::uint32_t> free_buckets_;
-  std::size_t dead_buckets_ = 0;  ///< buckets in the heap with no live key
+  std::size_t dead_keys_ = 0;  ///< cancelled keys still in a bucket
   TimeIndex index_;
   /// The bucket that schedule() used last (events come in runs at one instant): skips the index.
   std::int64_t last_time_ = 0;
