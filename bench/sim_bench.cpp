@@ -1,4 +1,4 @@
-// Simulator benchmark: 1 GiB ring allreduce on large generated clusters, timed end to end.
+// Simulator benchmark: 1 GiB allreduce (ring, or NCCL's choice) on large generated clusters, timed end to end.
 //
 // Cases (pass one name per process so the peak-memory figure belongs to that case alone):
 //   ring1024        128 DGX H100 nodes (1024 GPUs), 2-tier fat tree, non-blocking
@@ -11,6 +11,10 @@
 //                   ring per rail, intra-node allgather
 //   nccl1024        as ring1024 under --algo nccl (NCCL's choice, channels over every NIC rail), through
 //   nccl8192        run_collective as the CLI runs it; schedule building is inside "simulate" there
+//   ncclmnnvl216    512 MiB on 54 GB200 trays (216 GPUs, 3 NVL72 NVLink domains of 18 trays, one IB
+//                   switch) with NCCL_NVLS_ENABLE=0 as CoreWeave's GB200 scripts set it: NCCL's tree
+//                   (LL128, 32 channels), which no channel move folds; every re-solve reschedules
+//                   hundreds of flows (the event queue's dead instants, docs/performance.md)
 // Flat ring cases use the compact schedule (compact_schedule.hpp) by default; --explicit builds the
 // explicit Schedule instead (refused when it would not fit in half the machine's memory: ring8192
 // has ~336M ops, ~20 GiB). Hierarchical cases are always explicit.
@@ -58,6 +62,7 @@ struct Case {
   int channels;
   Bytes chunk;
   Algorithm algorithm = Algorithm::Ring;
+  bool mnnvl = false;  ///< GB200 NVL72 trays, NVLS off, 512 MiB (ncclmnnvl216)
 };
 
 constexpr Case kCases[] = {
@@ -69,13 +74,21 @@ constexpr Case kCases[] = {
     {"rail8192", 1024, 1.0, false, 1, 0_B, Algorithm::Hierarchical},
     {"nccl1024", 128, 1.0, false, 1, 0_B, Algorithm::Nccl},
     {"nccl8192", 1024, 1.0, false, 1, 0_B, Algorithm::Nccl},
+    {"ncclmnnvl216", 54, 1.0, false, 1, 0_B, Algorithm::Nccl, true},
 };
+constexpr int kTraysPerNvlinkDomain = 18;  // GB200 NVL72: 18 compute trays per rack
 constexpr int kNodesPerLeaf = 4;
 constexpr int kSpines = 8;
 
 Topology make_fabric(const Case& c) {
   ClusterSpec spec;
   spec.nodes = c.nodes;
+  if (c.mnnvl) {
+    spec.node = node_template(NodeTemplate::Gb200Nvl72);
+    spec.node.nvlink_domain = kTraysPerNvlinkDomain;
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    return make_cluster(spec);
+  }
   spec.node = node_template(NodeTemplate::DgxH100);
   spec.fabric.kind = FabricKind::LeafSpine;
   spec.fabric.nodes_per_leaf = kNodesPerLeaf;
@@ -155,7 +168,7 @@ int main(int argc, char** argv) {
     const Topology topology = make_fabric(*chosen);
     const std::vector<DeviceId> ranks = rank_order(topology, chosen->interleave);
     CollectiveSpec spec;
-    spec.message = 1_GiB;
+    spec.message = chosen->mnnvl ? 512_MiB : 1_GiB;
     spec.channels = chosen->channels;
     spec.chunk = chosen->chunk;
     spec.algorithm = chosen->algorithm;
@@ -168,6 +181,7 @@ int main(int argc, char** argv) {
       request.order.ranks = ranks;
       request.options = options;
       request.options.calibration = Calibration::nccl();
+      request.nccl_env.nvls = !chosen->mnnvl;
       const Stopwatch sim_watch;
       const CollectiveOutcome out = run_collective(topology, request);
       sim = sim_watch.elapsed();
