@@ -424,6 +424,7 @@ class Run {
   std::vector<Id> flow_op_;       ///< per flow slot: the Send it carries
   std::vector<std::uint32_t> flow_path_;
   std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
+  std::vector<Duration> flow_finish_;  ///< per flow slot: the time of that event
   std::vector<FlowId> changed_;
   std::uint64_t flows_started_ = 0;
 
@@ -557,6 +558,7 @@ void Run<Dag>::start_flow(Id send, const Op& op) {
     flow_op_.resize(flow + 1);
     flow_path_.resize(flow + 1);
     flow_event_.resize(flow + 1);
+    flow_finish_.resize(flow + 1);
   }
   flow_op_[flow] = send;
   flow_path_[flow] = path_index;
@@ -593,8 +595,13 @@ void Run<Dag>::reallocate() {
   changed_.clear();
   network_.reallocate(now, changed_);
   for (FlowId flow : changed_) {
+    // A new rate often leaves the finish on the same picosecond (10 % of the reschedules of a
+    // 216-GPU NCCL tree, half of nccl1024's): the pending event stays.
+    const Duration finish = network_.finish_time(flow, now);
+    if (flow_finish_[flow] == finish && queue_.is_pending(flow_event_[flow])) continue;
     queue_.cancel(flow_event_[flow]);
-    flow_event_[flow] = queue_.schedule(network_.finish_time(flow, now), flow, kFlowDone);
+    flow_event_[flow] = queue_.schedule(finish, flow, kFlowDone);
+    flow_finish_[flow] = finish;
   }
   if (options_.check_invariants) verify_network();
 }
@@ -774,6 +781,7 @@ bool Run<Dag>::try_repeat(const Snapshot& a, const Snapshot& b) {
   for (const Event& e : events) {
     if (e.tag == kFlowDone) {
       flow_event_[e.target] = queue_.schedule(e.time + shift, e.target, e.tag);
+      flow_finish_[e.target] = e.time + shift;
       flow_op_[e.target] = Id(flow_op_[e.target] + op_shift);
     } else {
       queue_.schedule(e.time + shift, e.target + op_shift, e.tag);
