@@ -141,6 +141,7 @@ void EventQueue::clean_top() {
     Bucket& bucket = buckets_[b];
     while (bucket.head < bucket.keys.size() && !is_live(bucket.keys[bucket.head])) {
       ++bucket.head;
+      assert(dead_keys_ > 0 && "every key skipped here was counted by cancel()");
       --dead_keys_;
     }
     if (bucket.head < bucket.keys.size()) return;
