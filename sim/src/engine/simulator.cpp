@@ -425,8 +425,6 @@ class Run {
   std::vector<std::uint32_t> flow_path_;
   std::vector<EventId> flow_event_;  ///< per flow slot: its pending completion event
   std::vector<Duration> flow_finish_;  ///< per flow slot: the time of that event
-  std::vector<Duration> flow_due_;     ///< per flow slot: its finish as of the last reallocation (explicit DAGs)
-  std::uint64_t rearmed_ = 0;          ///< completion events that fired early and were set again
   std::vector<FlowId> changed_;
   std::uint64_t flows_started_ = 0;
 
@@ -561,7 +559,6 @@ void Run<Dag>::start_flow(Id send, const Op& op) {
     flow_path_.resize(flow + 1);
     flow_event_.resize(flow + 1);
     flow_finish_.resize(flow + 1);
-    flow_due_.resize(flow + 1);
   }
   flow_op_[flow] = send;
   flow_path_[flow] = path_index;
@@ -578,14 +575,6 @@ void Run<Dag>::dispatch(const Event& event) {
     case kFlowStart: start_flow(event.target, dag_.op(event.target)); break;
     case kFlowDone: {
       const FlowId flow = event.target;
-      if constexpr (!Dag::kRepeats) {
-        if (flow_due_[flow] > event.time) {  // the flow slowed down since this event was set
-          flow_event_[flow] = queue_.schedule(flow_due_[flow], flow, kFlowDone);
-          flow_finish_[flow] = flow_due_[flow];
-          ++rearmed_;
-          break;
-        }
-      }
       const Id send = flow_op_[flow];
       const Duration latency = paths_[flow_path_[flow]].latency;
       flow_event_[flow] = kNoEvent;
@@ -607,16 +596,9 @@ void Run<Dag>::reallocate() {
   network_.reallocate(now, changed_);
   for (FlowId flow : changed_) {
     // A new rate often leaves the finish on the same picosecond (10 % of the reschedules of a
-    // 216-GPU NCCL tree, half of nccl1024's): the pending event stays. Explicit schedules also keep
-    // it when the finish moves later, and re-arm it when it fires early (dispatch): half of the
-    // remaining reschedules there. The repeat shortcut compares pending events, so rings do not.
+    // 216-GPU NCCL tree, half of nccl1024's): the pending event stays.
     const Duration finish = network_.finish_time(flow, now);
-    if constexpr (!Dag::kRepeats) {
-      flow_due_[flow] = finish;
-      if (flow_finish_[flow] <= finish && queue_.is_pending(flow_event_[flow])) continue;
-    } else if (flow_finish_[flow] == finish && queue_.is_pending(flow_event_[flow])) {
-      continue;
-    }
+    if (flow_finish_[flow] == finish && queue_.is_pending(flow_event_[flow])) continue;
     queue_.cancel(flow_event_[flow]);
     flow_event_[flow] = queue_.schedule(finish, flow, kFlowDone);
     flow_finish_[flow] = finish;
@@ -862,7 +844,7 @@ Result Run<Dag>::collect() const {
     for (Id id = 0; id < spans_.size(); ++id)
       result.timeline.push_back(OpSpan{OpId(id), Duration{spans_[id].start}, Duration{spans_[id].end}});
   }
-  result.events = queue_.processed() - rearmed_;
+  result.events = queue_.processed();
   result.events_repeated = repeated_events_;
   result.flows = flows_started_;
   result.rate_updates = network_.reallocations();
