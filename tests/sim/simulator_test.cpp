@@ -77,6 +77,28 @@ TEST_CASE("simulator: two transfers sharing a NIC link split its bandwidth", "[s
   CHECK(r.rate_updates == 2);  // both start together; one finishes
 }
 
+TEST_CASE("simulator: a flow slowed by a later one ends when its bytes are done", "[simulator]") {
+  // The 4 MiB flow alone would end at 1 us + 83886080 ps; a 2 MiB flow joins its NIC link after a
+  // local reduce, so its finish moves later, and earlier again when the second flow leaves.
+  const auto c = test::star_cluster(2, 2, GpuModel::H100);
+  const std::vector<DeviceId> ranks{c.gpus[0][0], c.gpus[0][1], c.gpus[1][0], c.gpus[1][1]};
+  Schedule s(Collective::AllGather, "hand", 4_MiB, ranks);
+  const OpId big = s.add_transfer(0, 2, 0_B, 4_MiB, {}, {}, 0);
+  const OpId wait = s.add_local(OpKind::Reduce, 1, 0_B, 1_MiB, {});
+  const OpId late = s.add_transfer(1, 3, 0_B, 2_MiB, std::vector<OpId>{wait}, {}, 1);
+  const SimOptions options = timeline_options();
+  const Duration t_wait = 1_MiB / options.calibration.reduce_rate(GpuModel::H100);
+  REQUIRE(t_wait < Duration{41943040});  // the late flow joins while over 2 MiB of the big one are left
+  Simulator sim(c.topology, options);
+  const Result r = sim.run(s);
+  // Late: 2 MiB at 25 GB/s. Big: 6 MiB crossed the shared link at 50 GB/s in all (work conserving).
+  CHECK(r.timeline[late].end == t_wait + kInterHostOverhead + Duration{83886080} + kInterHostLatency);
+  CHECK(r.timeline[big].end == kInterHostOverhead + Duration{125829120} + kInterHostLatency);
+  CHECK(r.flows == 2);
+  // One local completion, two flow starts, two flow ends and two arrivals.
+  CHECK(r.events == 7);
+}
+
 TEST_CASE("simulator: zero-byte and same-device transfers", "[simulator]") {
   const auto c = test::star_cluster(2, 1);
   SECTION("a zero-byte message costs overhead + latency only") {
