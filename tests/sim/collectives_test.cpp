@@ -441,6 +441,42 @@ TEST_CASE("in_network: the reducing switch found level by level is the brute-for
   CHECK((found > 0) == (c.sharp || c.node == NodeTemplate::DgxH100));
 }
 
+TEST_CASE("in_network: GPUs outside any host reach a fabric switch that reduces, or none", "[collectives]") {
+  // Three hostless GPUs on a leaf, the leaf on a spine; a host with two GPUs, an NVSwitch and a NIC on
+  // the leaf. Only the switches picked by `reducing` reduce. find_reducing_switch asks whether any
+  // switch can serve only when a search leaves the ranks' hosts, at once for hostless ranks.
+  const bool leaf_reduces = GENERATE(false, true);
+  const bool spine_reduces = GENERATE(false, true);
+  const bool nvswitch_reduces = GENERATE(false, true);
+  Topology t;
+  const DeviceId leaf = t.add_device(Device{"leaf0", DeviceKind::Leaf, kNoHost, kNoRack, 0, GpuModel::Generic, leaf_reduces, 1});
+  const DeviceId spine = t.add_device(Device{"spine0", DeviceKind::Spine, kNoHost, kNoRack, 0, GpuModel::Generic, spine_reduces, 2});
+  t.add_link(Topology::default_link(leaf, spine, LinkKind::IbNdr));
+  std::vector<DeviceId> lone;
+  for (int i = 0; i < 3; ++i) {
+    lone.push_back(t.add_device(Device{"gpu" + std::to_string(i), DeviceKind::Gpu}));
+    t.add_link(Topology::default_link(lone.back(), leaf, LinkKind::IbNdr));
+  }
+  const HostId host = t.add_host("node0");
+  const DeviceId nvswitch =
+      t.add_device(Device{"node0/nvswitch0", DeviceKind::NvSwitch, host, kNoRack, 0, GpuModel::Generic, nvswitch_reduces});
+  const DeviceId nic = t.add_device(Device{"node0/nic0", DeviceKind::Nic, host});
+  t.add_link(Topology::default_link(nic, leaf, LinkKind::IbNdr));
+  std::vector<DeviceId> hosted;
+  for (int i = 0; i < 2; ++i) {
+    hosted.push_back(t.add_device(Device{"node0/gpu" + std::to_string(i), DeviceKind::Gpu, host, kNoRack, i}));
+    t.add_link(Topology::default_link(hosted.back(), nvswitch, LinkKind::NvLink4, 18));
+    t.add_link(Topology::default_link(hosted.back(), nic, LinkKind::Pcie5, 16));
+  }
+  CAPTURE(leaf_reduces, spine_reduces, nvswitch_reduces);
+  for (const std::vector<DeviceId>& g : {lone, std::vector<DeviceId>{lone[1]}, hosted, std::vector<DeviceId>{lone[0], hosted[1]}}) {
+    CAPTURE(g);
+    CHECK(find_reducing_switch(t, g) == reducing_switch_by_brute_force(t, g));
+  }
+  CHECK(find_reducing_switch(t, lone).has_value() == (leaf_reduces || spine_reduces));
+  CHECK(find_reducing_switch(t, hosted).has_value() == (leaf_reduces || spine_reduces || nvswitch_reduces));
+}
+
 TEST_CASE("in_network without a reducing switch is rejected with a clear message", "[collectives]") {
   const Cluster c = cluster_for(4, false);
   CHECK_THROWS_WITH(build_schedule(c.topology, c.gpus, spec_of(Collective::AllReduce, Algorithm::InNetwork, 1_MiB)),

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "collectives/collectives_builder.hpp"
@@ -29,37 +30,41 @@ struct AggregationTree {
 };
 
 AggregationTree aggregation_tree(const Topology& topology, std::span<const DeviceId> ranks, DeviceId root) {
-  std::vector<int> dist(topology.device_count(), kUnreached);
-  dist[root] = 0;
+  // Hop counts from the root, kept only for the devices reached (an NVSwitch reaches its node's
+  // GPUs only): a table over every device would cost more than the search on a large cluster.
+  std::unordered_map<DeviceId, int> dist{{root, 0}};
+  auto hops = [&](DeviceId d) {
+    const auto it = dist.find(d);
+    return it == dist.end() ? kUnreached : it->second;
+  };
   std::deque<DeviceId> queue{root};
   while (!queue.empty()) {
     const DeviceId at = queue.front();
     queue.pop_front();
     if (at != root && topology.device(at).kind == DeviceKind::Gpu) continue;
-    for (const Adjacency& adj : topology.neighbors(at)) {
-      if (dist[adj.peer] != kUnreached) continue;
-      dist[adj.peer] = dist[at] + 1;
-      queue.push_back(adj.peer);
-    }
+    const int next_hops = dist.at(at) + 1;
+    for (const Adjacency& adj : topology.neighbors(at))
+      if (dist.emplace(adj.peer, next_hops).second) queue.push_back(adj.peer);
   }
   AggregationTree tree;
-  std::vector<int> index(topology.device_count(), -1);
+  std::unordered_map<DeviceId, int> index;
   auto switch_index = [&](DeviceId d) {
-    if (index[d] < 0) {
-      index[d] = int(tree.switches.size());
+    const auto [it, added] = index.emplace(d, int(tree.switches.size()));
+    if (added) {
       tree.switches.push_back(d);
       tree.parent.push_back(-1);
-      tree.depth.push_back(dist[d]);
+      tree.depth.push_back(hops(d));
     }
-    return index[d];
+    return it->second;
   };
   switch_index(root);
   for (DeviceId r : ranks) {
     int below = -1;  // the last reducing switch passed on the way up
     for (DeviceId at = r; at != root;) {
       DeviceId next = at;
+      const int here = hops(at);
       for (const Adjacency& adj : topology.neighbors(at))
-        if (dist[adj.peer] == dist[at] - 1 && (adj.peer == root || topology.device(adj.peer).kind != DeviceKind::Gpu)) {
+        if (hops(adj.peer) == here - 1 && (adj.peer == root || topology.device(adj.peer).kind != DeviceKind::Gpu)) {
           next = adj.peer;
           break;
         }
@@ -106,12 +111,12 @@ bool any_reducing_switch_candidate(const Topology& topology, std::span<const Dev
 // reducing switch is within L hops of every rank is the least worst case, and those switches'
 // totals are complete then (every distance is at most L), so the choice is the one a search of the
 // whole topology from every rank would make. The searches stop there: a node's NVSwitch costs one
-// hop from each of its GPUs, not a search of the whole cluster per GPU.
+// hop from each of its GPUs, not a search of the whole cluster per GPU. Only the reducing switches
+// reached are counted, and whether any switch could serve is asked (a pass over every device) only
+// when a search is about to leave the ranks' hosts, so a node's NVLS search (thousands of them on a
+// large cluster) stays inside the node.
 std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span<const DeviceId> ranks) {
   if (ranks.empty()) return std::nullopt;
-  // Levels stop only at a switch every rank reaches: where none can (NVSwitches, ranks on several
-  // hosts), say so at once instead of searching the whole fabric from every rank.
-  if (!any_reducing_switch_candidate(topology, ranks)) return std::nullopt;
   struct Search {
     DeviceId src;
     HostId home;
@@ -120,17 +125,25 @@ std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span
   };
   std::vector<Search> searches;
   for (DeviceId r : ranks) searches.push_back(Search{r, topology.device(r).host, {r}, {r}});
-  std::vector<std::uint32_t> reached(topology.device_count(), 0);
-  std::vector<long> total(topology.device_count(), 0);
+  struct Tally {
+    std::uint32_t reached = 0;
+    long total = 0;
+  };
+  std::unordered_map<DeviceId, Tally> tallies;  ///< per reducing switch reached so far
+  bool candidate_checked = false;
   std::vector<DeviceId> next;
   for (long level = 0;; ++level) {
     std::optional<DeviceId> best;
+    long best_total = 0;
     for (const Search& search : searches)
       for (DeviceId d : search.frontier) {
         if (!topology.device(d).in_network_reduction) continue;
-        total[d] += level;
-        if (++reached[d] == searches.size() && (!best || std::pair{total[d], d} < std::pair{total[*best], *best}))
+        Tally& tally = tallies[d];
+        tally.total += level;
+        if (++tally.reached == searches.size() && (!best || std::pair{tally.total, d} < std::pair{best_total, *best})) {
           best = d;
+          best_total = tally.total;
+        }
       }
     if (best) return best;
     bool more = false;
@@ -143,6 +156,12 @@ std::optional<DeviceId> find_reducing_switch(const Topology& topology, std::span
           const Device& peer = topology.device(adj.peer);
           if ((foreign(peer, search.home) && peer.kind != DeviceKind::Nic) || !search.seen.insert(adj.peer).second)
             continue;
+          // Levels stop only at a switch every rank reaches: where none can (NVSwitches, ranks on
+          // several hosts), say so before searching the fabric from every rank.
+          if (!candidate_checked && (peer.host == kNoHost || peer.host != search.home)) {
+            candidate_checked = true;
+            if (!any_reducing_switch_candidate(topology, ranks)) return std::nullopt;
+          }
           next.push_back(adj.peer);
         }
       }

@@ -209,16 +209,20 @@ NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ra
         if (connect(a, b).transport != NcclTransport::P2p && ++n.shm && first_only) return n;
       }
   if (hosts.size() < 2) return n;
-  for (const auto& gpus : hosts)
-    for (DeviceId nic = 0; nic < DeviceId(t.devices().size()); ++nic) {
-      if (t.device(nic).kind != DeviceKind::Nic || t.device(nic).host != t.device(gpus.front()).host) continue;
+  std::unordered_map<HostId, std::vector<DeviceId>> nics;  // per host, in id order (one pass, not one per host)
+  for (DeviceId d = 0; d < DeviceId(t.devices().size()); ++d)
+    if (t.device(d).kind == DeviceKind::Nic) nics[t.device(d).host].push_back(d);
+  for (const auto& gpus : hosts) {
+    const auto it = nics.find(t.device(gpus.front()).host);
+    if (it == nics.end()) continue;
+    for (const DeviceId nic : it->second)
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
         const NcclPath path = impl_->path_type(a, nic);
         const bool direct = impl_->gdr(a, nic, path, true) && impl_->gdr(a, nic, path, false);
         if (!direct && ++n.staged && first_only) return n;
       }
-    }
+  }
   return n;
 }
 
