@@ -83,20 +83,38 @@ std::uint32_t EventQueue::bucket_for(std::int64_t time) {
   return last_bucket_ = b;
 }
 
+std::uint32_t EventQueue::take_slot() {
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  const auto slot = std::uint32_t(payload_.size());
+  assert(slot <= kSlotMask && "too many pending events");
+  payload_.emplace_back();
+  return slot;
+}
+
 EventId EventQueue::schedule(Duration time, std::uint64_t target, std::uint32_t tag) {
   assert(time >= now_ && "time never runs backwards");
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = std::uint32_t(payload_.size());
-    assert(slot <= kSlotMask && "too many pending events");
-    payload_.emplace_back();
-  }
+  const std::uint32_t slot = take_slot();
   const std::uint64_t key = next_sequence_++ << kSlotBits | slot;
   payload_[slot] = Payload{key, target, tag};
   buckets_[bucket_for(time.picoseconds())].keys.push_back(key);
+  ++live_;
+  return key;
+}
+
+EventId EventQueue::schedule_reserved(Duration time, std::uint64_t sequence, std::uint64_t target, std::uint32_t tag) {
+  assert(time > now_ && sequence < next_sequence_);
+  const std::uint32_t slot = take_slot();
+  const std::uint64_t key = sequence << kSlotBits | slot;
+  payload_[slot] = Payload{key, target, tag};
+  // Keys are in sequence order (their high bits); the instant has not started, so its head is 0.
+  std::vector<std::uint64_t>& keys = buckets_[bucket_for(time.picoseconds())].keys;
+  keys.insert(std::upper_bound(keys.begin(), keys.end(), key,
+                               [](std::uint64_t a, std::uint64_t b) { return a >> kSlotBits < b >> kSlotBits; }),
+              key);
   ++live_;
   return key;
 }

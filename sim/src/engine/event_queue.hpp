@@ -53,6 +53,12 @@ class EventQueue {
  public:
   /// Schedules an event at absolute time `time`. Precondition: time >= now().
   EventId schedule(Duration time, std::uint64_t target, std::uint32_t tag);
+  /// The sequence number the next schedule() would take, taken now without scheduling anything.
+  std::uint64_t reserve_sequence() { return next_sequence_++; }
+  /// Schedules an event with a sequence taken earlier by reserve_sequence(): among the events of its
+  /// instant it runs where it would have had it been scheduled when the sequence was reserved.
+  /// Precondition: time > now() (its instant has not started).
+  EventId schedule_reserved(Duration time, std::uint64_t sequence, std::uint64_t target, std::uint32_t tag);
   /// Cancels a pending event. Cancelling an event that already fired or was cancelled, or kNoEvent,
   /// is a no-op.
   void cancel(EventId id);
@@ -153,6 +159,8 @@ class EventQueue {
     if (!top_clean_) clean_top();
   }
   void clean_top();
+  /// A free payload slot.
+  std::uint32_t take_slot();
   /// Drops the cancelled keys from every bucket, and the buckets left empty from the heap and index.
   void compact();
   void clear_pending();
