@@ -17,6 +17,10 @@
 // Each key's liveness is checked once: after a check the top is known clean until a pop or a
 // cancellation, and runs of events at one instant skip the time index through a one-entry cache.
 //
+// An owner may also defer an event: reserve_sequence() takes the sequence a schedule() would take
+// now, and schedule_reserved() later places the event in that order among its instant's events (the
+// simulator re-arms a flow's completion that moved later this way, when the earlier event fires).
+//
 // Cancellation is lazy: an EventId is (sequence << 24 | slot) and a slot remembers the sequence of
 // its live event; cancel() forgets it, and bucket entries whose sequence no longer matches their slot
 // are skipped when they surface. Slots and buckets are recycled, so memory is bounded by the events
