@@ -58,6 +58,8 @@ TEST_CASE("nccl env: transport settings are read as NCCL reads them", "[nccl][en
   CHECK_FALSE(env_of({{"NCCL_IB_DISABLE", "1"}}).ib);
   CHECK(env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}}).gdr_level == NcclPath::Phb);
   CHECK(env_of({{"NCCL_NET_GDR_READ", "0"}}).gdr_read == 0);
+  CHECK(NcclEnv{}.pxn);
+  CHECK_FALSE(env_of({{"NCCL_PXN_DISABLE", "1"}}).pxn);
   NcclEnv e;
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "far"), Catch::Contains("a path type (LOC, NVL"));
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "sys"), Catch::Contains("a path type"));  // strcmp: upper case
@@ -221,4 +223,86 @@ TEST_CASE("nccl transports: GCP's GPUDirect-TCPX(O) moves GPU memory directly, p
   spec.node.transport = Transport::Tcp;
   const Topology sockets = make_cluster(spec);
   CHECK(NcclTransports(sockets, NcclEnv{}).stages(sockets.gpus()));
+}
+
+namespace {
+
+/// DGX H100 nodes cut to 4 GPUs and 4 NICs (GPU i and NIC i share PCIe switch i; switches 0-1 hang
+/// off CPU 0, 2-3 off CPU 1) on a rail-only fabric: rail i joins NIC i of every node and nothing else.
+Topology rail_only_h100(int nodes) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.node.gpus = 4;
+  spec.node.nics = 4;
+  spec.node.pcie_switches = 4;
+  spec.fabric.kind = FabricKind::RailOptimized;
+  spec.fabric.spines = 0;
+  return make_cluster(spec);
+}
+
+}  // namespace
+
+TEST_CASE("nccl transports: a send whose NIC lies behind a CPU goes through that NIC's GPU over NVLink (PXN), "
+          "and a receive comes in by the receiver's own NIC", "[nccl][transport]") {
+  const Topology t = rail_only_h100(2);
+  const NcclTransports nccl(t, NcclEnv{});
+  // node0/gpu2 -> node1/gpu0: node 1's GPU 0 receives on its own NIC 0, on rail 0, which only NIC 0
+  // of node 0 reaches; GPU 2's path to that NIC crosses both CPUs (SYS, beyond PXN). NCCL relays
+  // through GPU 0, NIC 0's own GPU, over NVLink (paths.cc: the NIC within PXB of that GPU with
+  // GPUDirect RDMA, NVLink between the GPUs).
+  const DeviceId gpu2 = device(t, "node0/gpu2");
+  const NcclConnection pxn = nccl.connect(gpu2, device(t, "node1/gpu0"));
+  CHECK(pxn.transport == NcclTransport::Net);
+  CHECK(pxn.send_gdr);
+  CHECK(pxn.recv_gdr);
+  CHECK(pxn.waypoints ==
+        std::vector<DeviceId>{device(t, "node0/gpu0"), device(t, "node0/nic0"), device(t, "node1/nic0")});
+  // NCCL_PXN_DISABLE=1: the send is staged through GPU 2's own CPU instead.
+  const NcclConnection staged =
+      NcclTransports(t, env_of({{"NCCL_PXN_DISABLE", "1"}})).connect(gpu2, device(t, "node1/gpu0"));
+  CHECK_FALSE(staged.send_gdr);
+  CHECK(staged.recv_gdr);
+  CHECK(staged.waypoints ==
+        std::vector<DeviceId>{device(t, "node0/cpu1"), device(t, "node0/nic0"), device(t, "node1/nic0")});
+  // node0/gpu3 -> node1/gpu1 likewise: in by NIC 1 of node 1, out by NIC 1 of node 0 through GPU 1.
+  const NcclConnection entered = nccl.connect(device(t, "node0/gpu3"), device(t, "node1/gpu1"));
+  CHECK(entered.send_gdr);
+  CHECK(entered.recv_gdr);
+  CHECK(entered.waypoints ==
+        std::vector<DeviceId>{device(t, "node0/gpu1"), device(t, "node0/nic1"), device(t, "node1/nic1")});
+  // A GPU's own NIC: the direct route, nothing relayed.
+  CHECK(nccl.connect(device(t, "node0/gpu1"), device(t, "node1/gpu1")).waypoints.empty());
+}
+
+TEST_CASE("nccl transports: NCCL's ring on a rail-only fabric moves no byte across a CPU link, whatever the node "
+          "count", "[nccl][transport]") {
+  // ringlab's rings enter each node where the last one left; with 3 nodes of 4 rails the ring comes
+  // back on another rail than it left node 0 by. The hop that closes it goes by PXN and the
+  // receiver's own NIC as NCCL's would, not through either node's CPUs.
+  const Topology t = rail_only_h100(3);
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 64_MiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.nccl_env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  const auto run = [&](const NcclEnv& env) {
+    request.nccl_env = env;
+    const CollectiveOutcome out = run_collective(t, request);
+    REQUIRE(out.result);
+    Bytes across_cpus{0}, total{0};
+    for (const DirectionStats& d : out.result->directions) {
+      total = total + d.bytes;
+      if (link_family(t.link(Topology::direction_link(d.direction)).kind) == LinkFamily::Smp)
+        across_cpus = across_cpus + d.bytes;
+    }
+    REQUIRE(total > Bytes{0});
+    return across_cpus;
+  };
+  CHECK(run(request.nccl_env) == Bytes{0});
+  // With PXN off, the closing hop's send is staged through its GPU's CPU (NCCL does the same).
+  NcclEnv no_pxn = request.nccl_env;
+  REQUIRE(set_nccl_env(no_pxn, "NCCL_PXN_DISABLE", "1").empty());
+  CHECK(run(no_pxn) > Bytes{0});
 }

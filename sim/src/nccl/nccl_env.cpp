@@ -305,6 +305,7 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_SHM_DISABLE") return env.shm = integer(name, value, 0, 1) == 0, "";
   if (name == "NCCL_IB_DISABLE") return env.ib = integer(name, value, 0, 1) == 0, "";
   if (name == "NCCL_NET_GDR_LEVEL") return env.gdr_level = path_level(name, value), "";
+  if (name == "NCCL_PXN_DISABLE") return env.pxn = integer(name, value, 0, 1) == 0, "";
   if (name == "NCCL_NET_GDR_READ") return env.gdr_read = int(integer(name, value, 0, 1)), "";
   if (name == "NCCL_IB_HCA") return env.ib_hca = parse_nic_filter(name, value), "";
   if (name == "NCCL_PAT_ENABLE") return env.pat = NcclEnable(integer(name, value, 0, 2)), "";

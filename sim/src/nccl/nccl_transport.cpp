@@ -2,12 +2,14 @@
 // devices a staged transfer passes. Rules and defaults from NCCL src/graph/paths.cc (master, checked
 // against v2.19 .. v2.28): ncclTopoCheckP2p (p2pLevel PATH_PXB, NCCL_P2P_DISABLE/LEVEL, NVML's P2P
 // status), ncclTopoComputePaths (SHM: addInterStep through the receiver's local CPU; no GDR:
-// addInterStep through the GPU's local CPU on both directions), ncclTopoCheckGdr (netGdrLevel
+// addInterStep through the GPU's local CPU on both directions; PXN: addInterStep through the NIC's
+// local GPU, sends only), ncclTopoCheckGdr (netGdrLevel
 // PATH_PXB, NCCL_NET_GDR_LEVEL; reads only from sm 8.0 or with an NVLink peer unless
 // NCCL_NET_GDR_READ says otherwise).
 #include "ringlab/sim/nccl_transport.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -117,6 +119,45 @@ struct NcclTransports::Impl {
     return classify(router.route(a, b));
   }
 
+  /// NCCL's path bandwidth between two devices: the narrowest link of the route, bits per second.
+  double path_bits_per_second(DeviceId a, DeviceId b) const {
+    double narrowest = std::numeric_limits<double>::infinity();
+    for (DirectionId d : router.route(a, b).directions)
+      narrowest = std::min(narrowest, topology.link(Topology::direction_link(d)).bandwidth.bits_per_second());
+    return narrowest;
+  }
+
+  /// The first and last NIC of the route from `src` to `dst` on `channel` (kNone where none).
+  std::pair<DeviceId, DeviceId> first_and_last_nic(DeviceId src, DeviceId dst, std::uint64_t channel) const {
+    DeviceId first = kNone, last = kNone;
+    for (DirectionId d : router.route(src, dst, channel).directions) {
+      const DeviceId x = topology.direction_target(d);
+      if (topology.device(x).kind != DeviceKind::Nic) continue;
+      if (first == kNone) first = x;
+      last = x;
+    }
+    return {first, last};
+  }
+
+  /// PXN (src/graph/paths.cc ncclTopoComputePaths, "Update paths for NICs"; the relay is
+  /// ncclTopoGetIntermediateRank's): the GPU through which `gpu` sends to `nic`, or kNone. NCCL
+  /// relays when the NIC's local GPU reaches it within PXB with GPUDirect RDMA, is NVLink-connected
+  /// to `gpu`, and either has a wider path to the NIC or `gpu`'s own path goes through a CPU (farther
+  /// than PXN). Sends only, as in NCCL ("favor receiving locally and sending remotely").
+  DeviceId pxn_relay(DeviceId gpu, DeviceId nic) const {
+    if (!env.pxn) return kNone;
+    // ncclTopoGetLocalGpu takes the GPUs with the widest, then nearest path to the NIC; the nearest
+    // by hops (then lowest local index) is the same GPU wherever a NIC shares a PCIe switch with one.
+    const DeviceId peer = nearest_in_host(topology, nic, DeviceKind::Gpu);
+    if (peer == kNone || peer == gpu) return kNone;
+    const NcclPath peer_path = path_type(peer, nic);
+    if (peer_path > NcclPath::Pxb || !gdr(peer, nic, peer_path, true)) return kNone;
+    if (path_type(peer, gpu) > NcclPath::Nvl) return kNone;
+    if (!(path_bits_per_second(peer, nic) > path_bits_per_second(gpu, nic) || path_type(gpu, nic) > NcclPath::Pxn))
+      return kNone;
+    return peer;
+  }
+
   NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
     NcclConnection c;
     c.transport = NcclTransport::Net;
@@ -130,23 +171,36 @@ struct NcclTransports::Impl {
       c.waypoints.push_back(nic);
       return c;
     }
-    const Route route = router.route(src, dst, channel);
     // The NICs the direct route leaves and enters by: its first and last NIC.
-    DeviceId nic_out = kNone, nic_in = kNone;
-    for (DirectionId d : route.directions) {
-      const DeviceId x = topology.direction_target(d);
-      if (topology.device(x).kind != DeviceKind::Nic) continue;
-      if (nic_out == kNone) nic_out = x;
-      nic_in = x;
-    }
+    auto [nic_out, nic_in] = first_and_last_nic(src, dst, channel);
     if (nic_out == kNone) {  // no NIC on the way (NVLink across hosts): direct
       c.send_gdr = c.recv_gdr = true;
       return c;
     }
-    c.send_gdr = gdr(src, nic_out, true);
+    // NCCL receives on the NIC its graph pairs with the receiving GPU (search.cc: NET n -> the GPU
+    // nearest it), never on a far one through host memory; where the direct route enters by a NIC
+    // the receiver cannot reach with GPUDirect RDMA (a rail-only fabric whose rails differ), the
+    // connection enters by the receiver's nearest NIC and leaves by the sender's NIC that routes to it.
+    bool pinned = false;
+    if (!gdr(dst, nic_in, false)) {
+      const DeviceId local = nearest_in_host(topology, dst, DeviceKind::Nic);
+      const DeviceId out = local != kNone && local != nic_in && gdr(dst, local, false)
+                               ? first_and_last_nic(src, local, channel).first
+                               : kNone;
+      if (out != kNone) {
+        nic_out = out;
+        nic_in = local;
+        pinned = true;
+      }
+    }
+    const DeviceId relay = pxn_relay(src, nic_out);
+    c.send_gdr = relay != kNone || gdr(src, nic_out, true);
     c.recv_gdr = gdr(dst, nic_in, false);
-    if (!c.send_gdr) c.waypoints.insert(c.waypoints.end(), {nearest_in_host(topology, src, DeviceKind::Cpu), nic_out});
+    if (relay != kNone) c.waypoints.insert(c.waypoints.end(), {relay, nic_out});
+    else if (!c.send_gdr) c.waypoints.insert(c.waypoints.end(), {nearest_in_host(topology, src, DeviceKind::Cpu), nic_out});
+    else if (pinned) c.waypoints.push_back(nic_out);
     if (!c.recv_gdr) c.waypoints.insert(c.waypoints.end(), {nic_in, nearest_in_host(topology, dst, DeviceKind::Cpu)});
+    else if (pinned) c.waypoints.push_back(nic_in);
     std::erase(c.waypoints, kNone);
     return c;
   }

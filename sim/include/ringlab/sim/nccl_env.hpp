@@ -92,6 +92,9 @@ struct NcclEnv {
   /// NCCL_NET_GDR_READ: 1 sends with GPUDirect too, 0 never; -2 (NCCL's default): sends use it from
   /// compute capability 8.0, or on older GPUs that have an NVLink peer (ncclTopoCheckGdr).
   int gdr_read = -2;
+  /// NCCL_PXN_DISABLE=0: a GPU whose path to a NIC goes through a CPU sends through the NIC's local
+  /// GPU over NVLink (PXN, src/graph/paths.cc ncclTopoComputePaths).
+  bool pxn = true;
   /// NCCL_PAT_ENABLE: PAT for AllGather and ReduceScatter (Default: with one GPU per node, from 2.23).
   NcclEnable pat = NcclEnable::Default;
   /// NCCL_MNNVL_ENABLE: multi-node NVLink (Default: on where hosts share an NVLink fabric, from 2.20).

@@ -11,6 +11,9 @@
 //   GPU-NIC path is no farther than NCCL_NET_GDR_LEVEL (default PXB) and, for sends, the GPU is
 //   compute capability 8.0 or newer or has an NVLink peer (NCCL_NET_GDR_READ's default); NCCL's
 //   socket transport (TCP links, or NCCL_IB_DISABLE=1) never does. A side without it stages through its GPU's local CPU memory.
+//   A connection enters by the receiving GPU's nearest NIC (NCCL's graph pairs a channel's NET with the
+//   GPU nearest it), and a sender whose path to its NIC goes through a CPU relays through that NIC's
+//   own GPU over NVLink where NCCL's PXN rule allows (NCCL_PXN_DISABLE=0).
 // The simulator routes a transfer through the waypoints connect() returns (SimOptions::waypoints).
 #pragma once
 
