@@ -60,7 +60,9 @@ TEST_CASE("nccl env: transport settings are read as NCCL reads them", "[nccl][en
   CHECK(env_of({{"NCCL_NET_GDR_READ", "0"}}).gdr_read == 0);
   CHECK(NcclEnv{}.pxn);
   CHECK_FALSE(env_of({{"NCCL_PXN_DISABLE", "1"}}).pxn);
+  CHECK(env_of({{"NCCL_CROSS_NIC", "0"}}).cross_nic == 0);
   NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_CROSS_NIC", "3"), Catch::Contains("an integer from 0 to 2"));
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "far"), Catch::Contains("a path type (LOC, NVL"));
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_LEVEL", "sys"), Catch::Contains("a path type"));  // strcmp: upper case
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_P2P_DISABLE", "2"), Catch::Contains("an integer from 0 to 1"));
@@ -228,8 +230,9 @@ TEST_CASE("nccl transports: GCP's GPUDirect-TCPX(O) moves GPU memory directly, p
 namespace {
 
 /// DGX H100 nodes cut to 4 GPUs and 4 NICs (GPU i and NIC i share PCIe switch i; switches 0-1 hang
-/// off CPU 0, 2-3 off CPU 1) on a rail-only fabric: rail i joins NIC i of every node and nothing else.
-Topology rail_only_h100(int nodes) {
+/// off CPU 0, 2-3 off CPU 1) on a rail-optimised fabric: rail i's leaf joins NIC i of every node;
+/// with `spines` 0 nothing joins the rails.
+Topology rail_only_h100(int nodes, int spines = 0) {
   ClusterSpec spec;
   spec.nodes = nodes;
   spec.node = node_template(NodeTemplate::DgxH100);
@@ -237,8 +240,30 @@ Topology rail_only_h100(int nodes) {
   spec.node.nics = 4;
   spec.node.pcie_switches = 4;
   spec.fabric.kind = FabricKind::RailOptimized;
-  spec.fabric.spines = 0;
+  spec.fabric.spines = spines;
   return make_cluster(spec);
+}
+
+/// Bytes that NCCL's 64 MiB ring allreduce over every GPU of `t` moves over link directions
+/// `counted` selects, under `env` (which must leave NCCL_ALGO=Ring).
+template <class Counted>
+Bytes ring_bytes_on(const Topology& t, const NcclEnv& env, Counted&& counted) {
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = 64_MiB;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.nccl_env = env;
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.result);
+  REQUIRE(out.result->algorithm == "nccl:ring/simple");
+  Bytes selected{0}, total{0};
+  for (const DirectionStats& d : out.result->directions) {
+    total = total + d.bytes;
+    if (counted(d.direction)) selected = selected + d.bytes;
+  }
+  REQUIRE(total > Bytes{0});
+  return selected;
 }
 
 }  // namespace
@@ -281,28 +306,35 @@ TEST_CASE("nccl transports: NCCL's ring on a rail-only fabric moves no byte acro
   // back on another rail than it left node 0 by. The hop that closes it goes by PXN and the
   // receiver's own NIC as NCCL's would, not through either node's CPUs.
   const Topology t = rail_only_h100(3);
-  CollectiveRequest request;
-  request.algorithm = Algorithm::Nccl;
-  request.message = 64_MiB;
-  request.order.ranks = t.gpus();
-  request.options.calibration = Calibration::nccl();
-  request.nccl_env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
-  const auto run = [&](const NcclEnv& env) {
-    request.nccl_env = env;
-    const CollectiveOutcome out = run_collective(t, request);
-    REQUIRE(out.result);
-    Bytes across_cpus{0}, total{0};
-    for (const DirectionStats& d : out.result->directions) {
-      total = total + d.bytes;
-      if (link_family(t.link(Topology::direction_link(d.direction)).kind) == LinkFamily::Smp)
-        across_cpus = across_cpus + d.bytes;
-    }
-    REQUIRE(total > Bytes{0});
-    return across_cpus;
+  const auto across_cpus = [&](DirectionId d) {
+    return link_family(t.link(Topology::direction_link(d)).kind) == LinkFamily::Smp;
   };
-  CHECK(run(request.nccl_env) == Bytes{0});
+  const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  CHECK(ring_bytes_on(t, ring, across_cpus) == Bytes{0});
   // With PXN off, the closing hop's send is staged through its GPU's CPU (NCCL does the same).
-  NcclEnv no_pxn = request.nccl_env;
+  NcclEnv no_pxn = ring;
   REQUIRE(set_nccl_env(no_pxn, "NCCL_PXN_DISABLE", "1").empty());
-  CHECK(run(no_pxn) > Bytes{0});
+  CHECK(ring_bytes_on(t, no_pxn, across_cpus) > Bytes{0});
+}
+
+TEST_CASE("nccl transports: NCCL_CROSS_NIC=0 keeps every ring channel on one rail, off the spines", "[nccl][transport]") {
+  // With spines joining the rails, ringlab's default ring closes across them (it left node 0 on
+  // another rail than it comes back on). NCCL_CROSS_NIC=0 enters and leaves every node by one NIC
+  // (the last GPU sends through it by PXN), so nothing crosses between rails.
+  const Topology t = rail_only_h100(3, 2);
+  const auto between_switches = [&](DirectionId d) {
+    return is_fabric_switch(t.device(t.direction_source(d)).kind) &&
+           is_fabric_switch(t.device(t.direction_target(d)).kind);
+  };
+  const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  CHECK(ring.cross_nic == 2);
+  CHECK(ring_bytes_on(t, ring, between_switches) > Bytes{0});
+  NcclEnv same_nic = ring;
+  REQUIRE(set_nccl_env(same_nic, "NCCL_CROSS_NIC", "0").empty());
+  CHECK(ring_bytes_on(t, same_nic, between_switches) == Bytes{0});
+  // Each channel's ring enters every host on one rail: its first GPU there is the same local GPU.
+  const auto rings = nccl_channel_rings(t, t.gpus(), 4, same_nic);
+  REQUIRE(rings.size() == 4);
+  for (std::size_t c = 0; c < rings.size(); ++c)
+    for (std::size_t h = 0; h < 3; ++h) CHECK(rings[c][4 * h] == int(4 * h + c));
 }

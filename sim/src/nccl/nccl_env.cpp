@@ -292,10 +292,7 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
     env.buffer = b;
     return "";
   }
-  if (name == "NCCL_CROSS_NIC") {
-    integer(name, value, 0, 2);
-    return "";  // ringlab's rings stay on one rail between nodes, which every value allows
-  }
+  if (name == "NCCL_CROSS_NIC") return env.cross_nic = int(integer(name, value, 0, 2)), "";
   if (name == "NCCL_P2P_DISABLE") {
     // ncclGetLevel: 1 means PATH_LOC (no P2P at all, NVLink included) and overrides NCCL_P2P_LEVEL;
     // any other value leaves NCCL_P2P_LEVEL (or the default) in force.

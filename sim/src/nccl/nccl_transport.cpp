@@ -127,6 +127,13 @@ struct NcclTransports::Impl {
     return narrowest;
   }
 
+  /// The NIC of `host` whose local index is `rail`, or kNone.
+  DeviceId nic_of_rail(HostId host, int rail) const {
+    for (const DeviceId d : topology.host_devices(host))
+      if (topology.device(d).kind == DeviceKind::Nic && topology.device(d).local_index == rail) return d;
+    return kNone;
+  }
+
   /// The first and last NIC of the route from `src` to `dst` on `channel` (kNone where none).
   std::pair<DeviceId, DeviceId> first_and_last_nic(DeviceId src, DeviceId dst, std::uint64_t channel) const {
     DeviceId first = kNone, last = kNone;
@@ -190,6 +197,15 @@ struct NcclTransports::Impl {
       if (out != kNone) {
         nic_out = out;
         nic_in = local;
+        pinned = true;
+      }
+    }
+    // NCCL_CROSS_NIC=0: a channel leaves a node by the NIC it enters the next one by, rail for rail
+    // (NIC i is rail i), through PXN where that NIC is not the sender's own.
+    if (env.cross_nic == 0) {
+      const DeviceId same = nic_of_rail(topology.device(src).host, topology.device(nic_in).local_index);
+      if (same != kNone && same != nic_out) {
+        nic_out = same;
         pinned = true;
       }
     }

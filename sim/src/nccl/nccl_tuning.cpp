@@ -959,8 +959,8 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
 }  // namespace
 
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
-                                                 int channels) {
-  return channel_orders(topology, ranks, channels, false);
+                                                 int channels, const NcclEnv& env) {
+  return channel_orders(topology, ranks, channels, env.cross_nic == 0);
 }
 
 std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::span<const DeviceId> ranks,
@@ -977,7 +977,7 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   out.spec.channel_rings.clear();
   out.spec.host_chains = false;
   if (choice.algorithm == Algorithm::Ring) {
-    out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels);
+    out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels, spec.nccl_env);
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
     out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
     out.spec.host_chains = !out.spec.channel_rings.empty();

@@ -92,6 +92,9 @@ struct NcclEnv {
   /// NCCL_NET_GDR_READ: 1 sends with GPUDirect too, 0 never; -2 (NCCL's default): sends use it from
   /// compute capability 8.0, or on older GPUs that have an NVLink peer (ncclTopoCheckGdr).
   int gdr_read = -2;
+  /// NCCL_CROSS_NIC (default 2): 0 keeps each ring channel on one NIC in and out of every node
+  /// (and so on one rail between nodes); 1 and 2 let it leave a node by another NIC.
+  int cross_nic = 2;
   /// NCCL_PXN_DISABLE=0: a GPU whose path to a NIC goes through a CPU sends through the NIC's local
   /// GPU over NVLink (PXN, src/graph/paths.cc ncclTopoComputePaths).
   bool pxn = true;

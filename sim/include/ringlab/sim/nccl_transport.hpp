@@ -13,7 +13,8 @@
 //   socket transport (TCP links, or NCCL_IB_DISABLE=1) never does. A side without it stages through its GPU's local CPU memory.
 //   A connection enters by the receiving GPU's nearest NIC (NCCL's graph pairs a channel's NET with the
 //   GPU nearest it), and a sender whose path to its NIC goes through a CPU relays through that NIC's
-//   own GPU over NVLink where NCCL's PXN rule allows (NCCL_PXN_DISABLE=0).
+//   own GPU over NVLink where NCCL's PXN rule allows (NCCL_PXN_DISABLE=0). Under NCCL_CROSS_NIC=0 the
+//   connection leaves by the sender's NIC of the receiving NIC's rail (NIC i is rail i).
 // The simulator routes a transfer through the waypoints connect() returns (SimOptions::waypoints).
 #pragma once
 

@@ -117,11 +117,13 @@ std::optional<Topology> nccl_view(const Topology& cluster, std::span<const Devic
 /// -> NET n"): hosts in the order of their first rank; inside a host the GPUs sorted by their nearest
 /// NIC (rail). Channel c enters the first host on rail c mod rails; each later host is entered on
 /// the rail the previous host leaves by, so a ring stays on one rail between hosts (a rail-optimised
-/// fabric keeps it on one leaf) and the channels together use every NIC in both directions. ringlab
-/// does not model PXN: a host's last GPU sends on its own NIC. Returns rank-index permutations, one
-/// per channel; empty for a single host.
+/// fabric keeps it on one leaf) but for the hop that closes it, and the channels together use every
+/// NIC in both directions; a host's last GPU sends on its own NIC. With NCCL_CROSS_NIC=0
+/// (env.cross_nic) every host is entered on rail c mod rails, as NCCL's crossNic 0 graph enters and
+/// leaves a node by one NIC; the last GPU then sends through that NIC (PXN, nccl_transport.hpp).
+/// Returns rank-index permutations, one per channel; empty for a single host.
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
-                                                 int channels);
+                                                 int channels, const NcclEnv& env = {});
 
 /// NCCL's tree channels (src/graph/search.cc tree pattern "NET n -> GPU a -> .. -> GPU x", the same
 /// NET n on every node): like nccl_channel_rings but channel c enters every host on rail c mod rails,
