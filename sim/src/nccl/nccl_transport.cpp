@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include "nccl/host_paths.hpp"
@@ -165,6 +166,37 @@ struct NcclTransports::Impl {
     return peer;
   }
 
+  /// The NICs a connection between hosts leaves and enters by (kNone where its route has none), and
+  /// whether they differ from its direct route's, so that the flow must be routed through them.
+  struct Nics {
+    DeviceId out = kNone, in = kNone;
+    bool pinned = false;
+  };
+  Nics nics(DeviceId src, DeviceId dst, std::uint64_t channel) const {
+    // The direct route's first and last NIC.
+    Nics n;
+    std::tie(n.out, n.in) = first_and_last_nic(src, dst, channel);
+    if (n.out == kNone) return n;
+    // NCCL receives on the NIC its graph pairs with the receiving GPU (search.cc: NET n -> the GPU
+    // nearest it), never on a far one through host memory; where the direct route enters by a NIC
+    // the receiver cannot reach with GPUDirect RDMA (a rail-only fabric whose rails differ), the
+    // connection enters by the receiver's nearest NIC and leaves by the sender's NIC that routes to it.
+    if (!gdr(dst, n.in, false)) {
+      const DeviceId local = nearest_in_host(topology, dst, DeviceKind::Nic);
+      const DeviceId out = local != kNone && local != n.in && gdr(dst, local, false)
+                               ? first_and_last_nic(src, local, channel).first
+                               : kNone;
+      if (out != kNone) n = Nics{out, local, true};
+    }
+    // NCCL_CROSS_NIC=0: a channel leaves a node by the NIC it enters the next one by, rail for rail
+    // (NIC i is rail i), through PXN where that NIC is not the sender's own.
+    if (env.cross_nic == 0) {
+      const DeviceId same = nic_of_rail(topology.device(src).host, topology.device(n.in).local_index);
+      if (same != kNone && same != n.out) n = Nics{same, n.in, true};
+    }
+    return n;
+  }
+
   NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
     NcclConnection c;
     c.transport = NcclTransport::Net;
@@ -178,36 +210,10 @@ struct NcclTransports::Impl {
       c.waypoints.push_back(nic);
       return c;
     }
-    // The NICs the direct route leaves and enters by: its first and last NIC.
-    auto [nic_out, nic_in] = first_and_last_nic(src, dst, channel);
+    const auto [nic_out, nic_in, pinned] = nics(src, dst, channel);
     if (nic_out == kNone) {  // no NIC on the way (NVLink across hosts): direct
       c.send_gdr = c.recv_gdr = true;
       return c;
-    }
-    // NCCL receives on the NIC its graph pairs with the receiving GPU (search.cc: NET n -> the GPU
-    // nearest it), never on a far one through host memory; where the direct route enters by a NIC
-    // the receiver cannot reach with GPUDirect RDMA (a rail-only fabric whose rails differ), the
-    // connection enters by the receiver's nearest NIC and leaves by the sender's NIC that routes to it.
-    bool pinned = false;
-    if (!gdr(dst, nic_in, false)) {
-      const DeviceId local = nearest_in_host(topology, dst, DeviceKind::Nic);
-      const DeviceId out = local != kNone && local != nic_in && gdr(dst, local, false)
-                               ? first_and_last_nic(src, local, channel).first
-                               : kNone;
-      if (out != kNone) {
-        nic_out = out;
-        nic_in = local;
-        pinned = true;
-      }
-    }
-    // NCCL_CROSS_NIC=0: a channel leaves a node by the NIC it enters the next one by, rail for rail
-    // (NIC i is rail i), through PXN where that NIC is not the sender's own.
-    if (env.cross_nic == 0) {
-      const DeviceId same = nic_of_rail(topology.device(src).host, topology.device(nic_in).local_index);
-      if (same != kNone && same != nic_out) {
-        nic_out = same;
-        pinned = true;
-      }
     }
     const DeviceId relay = pxn_relay(src, nic_out);
     c.send_gdr = relay != kNone || gdr(src, nic_out, true);
