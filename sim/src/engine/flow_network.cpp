@@ -25,6 +25,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
     : directions_(capacity_bytes_per_ps.size()),
       direction_hops_(capacity_bytes_per_ps.size()),
       released_(capacity_bytes_per_ps.size(), 0),
+      departed_load_(capacity_bytes_per_ps.size(), 0.0),
       twin_class_(capacity_bytes_per_ps.size(), kNoClass),
       twin_pos_(capacity_bytes_per_ps.size(), 0) {
   for (std::size_t c = 0; c < directions_.size(); ++c) {
@@ -170,6 +171,8 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   const Hop hop = hops_[h];
   Direction& direction = directions_[hop.direction];
   direction.weight -= hop.weight;
+  if (direction.departed != touch_epoch_) departed_load_[hop.direction] = 0;
+  departed_load_[hop.direction] += flows_[hop.flow].rate * hop.weight;
   direction.departed = touch_epoch_;
   if (direction.count == 1) {
     direction.count = 0;
@@ -418,9 +421,10 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
   };
   for (DirectionId t : touched_directions_) {
     if (directions_[t].twin != t) continue;  // its flows are its narrowest twin's, touched as well
-    // A direction that can limit and lost a flow, or has just stopped limiting: all its flows.
-    // One that only gained flows needs them all only if it can fill up (see arrivals_fit()).
-    if ((!slack(t) && (directions_[t].departed == touch_epoch_ || !arrivals_fit(t))) || released_[t] == touch_epoch_) {
+    // A direction that can limit and was full before a flow left it (it may have limited the flows
+    // it keeps), or has just stopped limiting: all its flows. Otherwise only the new ones, unless
+    // they can fill it up (see arrivals_fit()).
+    if ((!slack(t) && (was_full(t) || !arrivals_fit(t))) || released_[t] == touch_epoch_) {
       for_each_entry(t, [&](const Entry& e) { take(e.flow); });
       continue;
     }
@@ -447,6 +451,13 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
   }
   apply_new_rates(now, changed);
   return true;
+}
+
+bool FlowNetwork::was_full(DirectionId c) const {
+  if (directions_[c].departed != touch_epoch_) return false;
+  double load = departed_load_[c];
+  for_each_entry(c, [&](const Entry& e) { load += flows_[e.flow].rate * e.weight; });
+  return load >= directions_[c].capacity * (1 - kLocalTolerance);
 }
 
 bool FlowNetwork::arrivals_fit(DirectionId c) const {
@@ -529,6 +540,7 @@ bool FlowNetwork::bottlenecks_hold() {
       direction.load_before += flows_[e.flow].rate * e.weight;
       direction.peak = std::max(direction.peak, r);
     });
+    if (direction.departed == touch_epoch_) direction.load_before += departed_load_[c];
   };
   auto fail_others_on = [&](DirectionId c) {
     if (directions_[c].failed == check_epoch_) return;
@@ -545,10 +557,10 @@ bool FlowNetwork::bottlenecks_hold() {
     direction.listed = check_epoch_;
     measure(c);
     if (direction.load > direction.capacity * (1 + kLocalTolerance)) fail_others_on(c);
-    // Unsaturated before and after (and no flow left it, whose rate is gone from load_before): it
-    // was and is nobody's bottleneck, so its flows need checking only for their other directions.
+    // Unsaturated before and after: it was and is nobody's bottleneck, so its flows need checking
+    // only for their other directions.
     const double full = direction.capacity * (1 - kLocalTolerance);
-    if (direction.departed != touch_epoch_ && direction.load < full && direction.load_before < full) return;
+    if (direction.load < full && direction.load_before < full) return;
     for_each_entry(c, [&](const Entry& e) {
       Flow& flow = flows_[e.flow];
       if (flow.checked == check_epoch_) return;

@@ -26,13 +26,14 @@
 // completions of the flows reallocate() reports as changed.
 //
 // Large components are first re-solved locally: only the flows on the touched directions, the
-// others' rates fixed (on a direction that only gained flows and has room for them all at their
-// bounds, only the new ones). The result stands only if every flow on a direction whose flows or rates
-// changed still has a bottleneck (it is at its cap, or crosses a saturated direction on which no flow
-// runs faster; relative tolerance 1e-9): an allocation where every flow has one is the max-min fair
-// allocation (Bertsekas and Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because
-// nothing on their directions changed (a direction below capacity before and after, that no flow
-// left, is nobody's bottleneck, so its flows are checked only for their other directions).
+// others' rates fixed (on a direction that has room for its new flows at their bounds and was below
+// capacity before any flow left it, only the new ones: it limited none of its old flows). The result
+// stands only if every flow on a direction whose flows or rates changed still has a bottleneck (it is
+// at its cap, or crosses a saturated direction on which no flow runs faster; relative tolerance
+// 1e-9): an allocation where every flow has one is the max-min fair allocation (Bertsekas and
+// Gallager, Data Networks, 6.5.2), and flows elsewhere keep theirs because nothing on their
+// directions changed (a direction below capacity before, counting the flows that left it, and after
+// is nobody's bottleneck, so its flows are checked only for their other directions).
 // A check that fails adds the flows that failed it and tries again, up to 8 times; then the
 // component is searched and filled as above. The local path is tried only while it pays: after full
 // components of 512 flows or more, for at most half as many flows, and less often after attempts
@@ -286,6 +287,10 @@ class FlowNetwork {
   /// others at their rates and the new ones at their bounds, so that it limits none of them and its
   /// old flows need no re-solving for its sake (bottlenecks_hold() checks the outcome).
   bool arrivals_fit(DirectionId c) const;
+  /// For a direction that lost flows this instant: whether it was saturated before (the flows that
+  /// left counted at their rates), so that it may have limited the flows it keeps. One that was not
+  /// limited nobody, and its flows need no re-solving for its sake.
+  bool was_full(DirectionId c) const;
   static constexpr int kLocalRetries = 8;  ///< enlargements by the flows that failed the check
   std::vector<FlowId> failed_;
   static constexpr double kLocalTolerance = 1e-9;
@@ -331,6 +336,7 @@ class FlowNetwork {
   std::vector<Direction> directions_;
   std::vector<std::vector<Entry>> direction_hops_;  ///< its flows, while count >= 2
   std::vector<std::uint32_t> released_;    ///< per direction: touch_epoch_ in which it turned slack
+  std::vector<double> departed_load_;      ///< per direction: rates x weights of the flows that left it in epoch `departed`
 
   // Twins: directions crossed by exactly the same routes, each as often, carry the same flows at
   // every instant, so only the narrowest of them (least capacity, then least id) can limit a rate.
