@@ -418,3 +418,37 @@ TEST_CASE("a warm router's shared source-zone tables and kept next hops give eve
         CHECK(warm.route(src, dst, key).directions == fresh.route(src, dst, key).directions);
     }
 }
+
+TEST_CASE("routes() gives, key for key, the routes route() gives, under every ECMP policy", "[routing]") {
+  // routes() plans a pair once and shares the source zone's next hops between its walks; any state
+  // one walk left for the next (a hop kept under the wrong phase or device) would change a route.
+  ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
+  gb200.node.nvlink_domain = 2;
+  const ClusterSpec spec = GENERATE_COPY(generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
+                                         generated(2, NodeTemplate::DgxA100, FabricKind::RailOptimized),
+                                         generated(4, NodeTemplate::Pcie8, FabricKind::FatTree3, 2), dragonfly(3, 2),
+                                         gb200);
+  const EcmpPolicy policy = GENERATE(EcmpPolicy::Channel, EcmpPolicy::Hash, EcmpPolicy::First);
+  const Topology t = make_cluster(spec);
+  const std::vector<DeviceId> gpus = t.gpus();
+  const std::vector<std::uint64_t> keys = {0, 1, 2, 3, 4, 5, 6, 7, 13, 3, 0};
+  const Router batch(t, policy, 11), single(t, policy, 11);
+  std::size_t differing = 0;  // routes unlike their pair's first: the keys matter
+  bool several = false;       // some pair has more than one shortest path
+  for (std::size_t i = 0; i < gpus.size(); i += 3)
+    for (std::size_t j = 1; j < gpus.size(); j += 2) {
+      if (i == j) continue;
+      several = several || single.path_count(gpus[i], gpus[j]) > 1;
+      const std::vector<Route> got = batch.routes(gpus[i], gpus[j], keys);
+      REQUIRE(got.size() == keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        const Route want = single.route(gpus[i], gpus[j], keys[k]);
+        CHECK(got[k].directions == want.directions);
+        CHECK(got[k].latency == want.latency);
+        CHECK(got[k].bottleneck == want.bottleneck);
+        differing += k > 0 && got[k].directions != got[0].directions;
+      }
+    }
+  if (policy != EcmpPolicy::First && several) CHECK(differing > 0);
+  CHECK_THROWS_AS(batch.routes(gpus[0], gpus[0], keys), std::invalid_argument);
+}

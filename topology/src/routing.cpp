@@ -531,16 +531,30 @@ struct Router::Impl {
     return route;
   }
 
-  Route walk(const Pair& pair, std::uint64_t flow_key) const {
+  /// Next hops inside the source's zone, kept by the walks of one pair (routes()): they depend on
+  /// the pair and the device only. A handful of devices, so a list.
+  using SourceSteps = std::vector<std::pair<DeviceId, std::vector<Step>>>;
+
+  const std::vector<Step>& source_steps(const Pair& pair, DeviceId node, SourceSteps& kept) const {
+    for (const auto& [at, steps] : kept)
+      if (at == node) return steps;
+    kept.emplace_back(node, compute_next_hops(pair, node, Phase::Source));
+    return kept.back().second;
+  }
+
+  /// `kept`, when given, keeps the source zone's next hops for the next walk of the same pair.
+  Route walk(const Pair& pair, std::uint64_t flow_key, SourceSteps* kept = nullptr) const {
     const std::uint64_t flow_hash =
         splitmix64(seed ^ splitmix64(pair.src ^ splitmix64(std::uint64_t(pair.dst) ^ splitmix64(flow_key))));
     std::vector<DirectionId> directions;
     directions.reserve(std::size_t(pair.total.hops));
     DeviceId node = pair.src;
     Phase phase = start_phase(pair);
-    std::vector<Step> steps;
+    std::vector<Step> found;
     while (node != pair.dst) {
-      next_hops(pair, node, phase, steps);
+      const bool keep = kept && phase == Phase::Source;
+      if (!keep) next_hops(pair, node, phase, found);
+      const std::vector<Step>& steps = keep ? source_steps(pair, node, *kept) : found;
       assert(!steps.empty());
       std::size_t pick = 0;
       if (policy == EcmpPolicy::Hash && steps.size() > 1) pick = splitmix64(flow_hash ^ node) % steps.size();
@@ -592,6 +606,19 @@ Route Router::route(DeviceId src, DeviceId dst, std::uint64_t flow_key) const {
   if (!pair.total.reachable())
     throw std::invalid_argument("no route from " + t.device(src).name + " to " + t.device(dst).name);
   return impl_->walk(pair, flow_key);
+}
+
+std::vector<Route> Router::routes(DeviceId src, DeviceId dst, std::span<const std::uint64_t> flow_keys) const {
+  const Topology& t = *impl_->topology;
+  if (src == dst) throw std::invalid_argument("no route from " + t.device(src).name + " to itself");
+  const Impl::Pair pair = impl_->plan(src, dst);
+  if (!pair.total.reachable())
+    throw std::invalid_argument("no route from " + t.device(src).name + " to " + t.device(dst).name);
+  Impl::SourceSteps kept;
+  std::vector<Route> out;
+  out.reserve(flow_keys.size());
+  for (const std::uint64_t key : flow_keys) out.push_back(impl_->walk(pair, key, &kept));
+  return out;
 }
 
 Route Router::route_via(DeviceId src, std::span<const DeviceId> via, DeviceId dst, std::uint64_t flow_key) const {

@@ -163,6 +163,8 @@ std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index,
 /// Every connection's route, computed once and only when asked for: a move's route map needs only
 /// the connections (a send's image has the same endpoints on the image channel), so it is checked
 /// before the op map, and a move whose routes do not map usually fails within the first connections.
+/// The first route asked for between two endpoints announces all their channels' (`prefetch`), as
+/// the images of a move are asked for next.
 class ConnectionRoutes {
  public:
   struct Connection {
@@ -171,7 +173,10 @@ class ConnectionRoutes {
     OpId send;  ///< its first Send
   };
 
-  ConnectionRoutes(const Schedule& s, const SendRoute& route) : schedule_(s), route_(route) {
+  ConnectionRoutes(const Schedule& s, const SendRoute& route, const RoutePrefetch& prefetch)
+      : schedule_(s), route_(route), prefetch_(prefetch) {
+    PathCache pair_index;  // (at, peer, 0) -> pair
+    std::vector<std::uint32_t> pair_size;
     for (OpId id = 0; id < s.ops().size(); ++id) {
       const Op& op = s.op(id);
       if (op.kind != OpKind::Send) continue;
@@ -179,7 +184,23 @@ class ConnectionRoutes {
       if (index_.find(key) != PathCache::kMissing) continue;
       index_.insert(key, std::uint32_t(connections_.size()));
       connections_.push_back(Connection{op.at, op.peer, op.channel, id});
+      const PathKey pair_key{op.at, op.peer, 0};
+      std::uint32_t pair = pair_index.find(pair_key);
+      if (pair == PathCache::kMissing) {
+        pair = std::uint32_t(pair_size.size());
+        pair_index.insert(pair_key, pair);
+        pair_size.push_back(0);
+      }
+      pair_of_.push_back(pair);
+      ++pair_size[pair];
     }
+    // Per pair, its channels in connection order (counting sort by pair).
+    pair_begin_.assign(pair_size.size() + 1, 0);
+    for (std::size_t p = 0; p < pair_size.size(); ++p) pair_begin_[p + 1] = pair_begin_[p] + pair_size[p];
+    pair_channels_.resize(connections_.size());
+    std::vector<std::uint32_t> next(pair_begin_.begin(), pair_begin_.end() - 1);
+    for (std::uint32_t i = 0; i < connections_.size(); ++i) pair_channels_[next[pair_of_[i]]++] = connections_[i].channel;
+    announced_.assign(pair_size.size(), 0);
     routes_.resize(connections_.size());
     routed_.assign(connections_.size(), 0);
   }
@@ -191,7 +212,13 @@ class ConnectionRoutes {
   }
   const std::vector<DirectionId>& route(std::uint32_t i) {
     if (!routed_[i]) {
-      routes_[i] = route_(schedule_.op(connections_[i].send));
+      const Op& send = schedule_.op(connections_[i].send);
+      if (const std::uint32_t p = pair_of_[i]; prefetch_ && !announced_[p]) {
+        announced_[p] = 1;
+        prefetch_(send, std::span<const std::uint16_t>(pair_channels_).subspan(
+                            pair_begin_[p], pair_begin_[p + 1] - pair_begin_[p]));
+      }
+      routes_[i] = route_(send);
       routed_[i] = 1;
     }
     return routes_[i];
@@ -201,8 +228,13 @@ class ConnectionRoutes {
  private:
   const Schedule& schedule_;
   const SendRoute& route_;
+  const RoutePrefetch& prefetch_;
   std::vector<Connection> connections_;  ///< in first-send order
   PathCache index_;  ///< (at, peer, channel) -> connections_ index
+  std::vector<std::uint32_t> pair_of_;         ///< per connection, its (at, peer) pair
+  std::vector<std::uint32_t> pair_begin_;      ///< per pair, its first entry in pair_channels_
+  std::vector<std::uint16_t> pair_channels_;   ///< the pairs' channels, pair after pair
+  std::vector<char> announced_;                ///< per pair: prefetch called
   std::vector<std::vector<DirectionId>> routes_;
   std::vector<char> routed_;
 };
@@ -241,7 +273,7 @@ std::optional<std::vector<DirectionId>> direction_map(ConnectionRoutes& routes, 
 }  // namespace
 
 std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const SendRoute& route,
-                                             const DirectionCosts& costs) {
+                                             const DirectionCosts& costs, const RoutePrefetch& prefetch) {
   const std::size_t channels = schedule.channel_count();
   if (channels < 2 || channels > UINT16_MAX || !OpIndex::fits(schedule.endpoints().size())) return std::nullopt;
   // The index (12 bytes per op) goes before the quotient is built and comes back only if that move
@@ -268,7 +300,7 @@ std::optional<ChannelFold> ChannelFold::find(const Schedule& schedule, const Sen
         if (pa < order || pb < order || pa % order != 0 || pb % order != 0) continue;
         moves.between_ranks = ChannelMove{std::uint16_t(pa), std::uint16_t(pa / order)};
         moves.other = ChannelMove{std::uint16_t(pb), std::uint16_t(pb / order)};
-        if (!routes) routes.emplace(schedule, route);
+        if (!routes) routes.emplace(schedule, route, prefetch);
         const auto delta = direction_map(*routes, moves, costs);
         if (!delta) continue;
         if (!index) index.emplace(schedule.ops());

@@ -46,13 +46,18 @@ struct DirectionCosts {
 
 /// The directions a Send's flow crosses (empty when both ends are on one device).
 using SendRoute = std::function<std::vector<DirectionId>(const Op& send)>;
+/// A hint, before the first SendRoute call between a send's endpoints: every channel that has
+/// sends between them (each once), whose routes may be computed together.
+using RoutePrefetch = std::function<void(const Op& send, std::span<const std::uint16_t> channels)>;
 
 class ChannelFold {
  public:
   /// The largest channel symmetry of `schedule` that holds exactly, or nullopt (none, or fewer than
   /// two channels). Per candidate move: O(connections x route length) for the routes (each computed
   /// once), then O(ops) for the op map only where the routes map.
-  static std::optional<ChannelFold> find(const Schedule& schedule, const SendRoute& route, const DirectionCosts& costs);
+  /// `prefetch`, when given, hears of each endpoint pair's channels before its first route.
+  static std::optional<ChannelFold> find(const Schedule& schedule, const SendRoute& route, const DirectionCosts& costs,
+                                         const RoutePrefetch& prefetch = {});
 
   /// The schedule to simulate: one op of every orbit, in the full schedule's order.
   const Schedule& quotient() const { return quotient_; }

@@ -2,6 +2,8 @@
 // of directions.
 #include "engine/route_memo.hpp"
 
+#include <algorithm>
+
 #include "engine/engine_common.hpp"
 
 namespace ringlab::sim::detail {
@@ -20,12 +22,34 @@ std::span<const DirectionId> RouteMemo::directions(DeviceId src, DeviceId dst, s
   if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing)
     return std::span<const DirectionId>(pool_).subspan(entries_[found].begin, entries_[found].count);
   Route route = transfer_route(router_, waypoints_, src, dst, channel);
-  if (pool_.size() + route.directions.size() > kBudget) {
-    scratch_ = std::move(route.directions);
-    return scratch_;
+  if (const auto kept = keep(key, route.directions)) return *kept;
+  scratch_ = std::move(route.directions);
+  return scratch_;
+}
+
+void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::uint16_t> channels) {
+  std::vector<std::uint64_t> direct;  // flow keys: the channels
+  for (const std::uint16_t c : channels) {
+    if (index_.find(PathKey{src, dst, c}) != PathCache::kMissing ||
+        std::find(direct.begin(), direct.end(), c) != direct.end())
+      continue;
+    if (waypoints_ && !waypoints_(src, dst, c).empty()) {
+      directions(src, dst, c);
+      continue;
+    }
+    direct.push_back(c);
   }
-  const Entry entry{pool_.size(), std::uint32_t(route.directions.size())};
-  pool_.insert(pool_.end(), route.directions.begin(), route.directions.end());
+  if (direct.empty()) return;
+  const std::vector<Route> routes = router_.routes(src, dst, direct);
+  for (std::size_t i = 0; i < routes.size(); ++i)
+    keep(PathKey{src, dst, std::uint16_t(direct[i])}, routes[i].directions);
+}
+
+std::optional<std::span<const DirectionId>> RouteMemo::keep(const PathKey& key,
+                                                            std::span<const DirectionId> directions) {
+  if (pool_.size() + directions.size() > kBudget) return std::nullopt;
+  const Entry entry{pool_.size(), std::uint32_t(directions.size())};
+  pool_.insert(pool_.end(), directions.begin(), directions.end());
   index_.insert(key, std::uint32_t(entries_.size()));
   entries_.push_back(entry);
   return std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -31,11 +32,19 @@ class RouteMemo {
   /// The directions of transfer_route() from src to dst on `channel`, with the options given at
   /// construction. The span stays valid until the next call. Precondition: src != dst.
   std::span<const DirectionId> directions(DeviceId src, DeviceId dst, std::uint16_t channel);
+  /// Computes and keeps, within the budget, the routes of `channels` from src to dst that are not
+  /// kept yet, the direct ones with one Router::routes() call (the pair planned once). For a caller
+  /// about to ask directions() for several channels of one pair. Precondition: src != dst.
+  void route_channels(DeviceId src, DeviceId dst, std::span<const std::uint16_t> channels);
 
   /// Directions kept at most (64 MiB of DirectionId): beyond it routes are computed every time.
   static constexpr std::size_t kBudget = std::size_t{16} << 20;
 
  private:
+  /// Keeps `directions` as the route of `key` unless that would pass the budget; the kept copy, or
+  /// nullopt when not kept.
+  std::optional<std::span<const DirectionId>> keep(const PathKey& key, std::span<const DirectionId> directions);
+
   struct Entry {
     std::size_t begin;
     std::uint32_t count;

@@ -905,7 +905,12 @@ struct Simulator::Engine {
       const std::span<const DirectionId> kept = routes->directions(src, dst, send.channel);
       return std::vector<DirectionId>(kept.begin(), kept.end());
     };
-    return ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead});
+    const auto prefetch = [&](const Op& send, std::span<const std::uint16_t> channels) {
+      const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
+      if (src != dst) routes->route_channels(src, dst, channels);
+    };
+    return ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead},
+                             prefetch);
   }
 };
 

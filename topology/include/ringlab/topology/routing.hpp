@@ -43,6 +43,10 @@ class Router {
   /// One shortest path from src to dst chosen by the policy; the same arguments always give the same
   /// path. Throws std::invalid_argument when dst is unreachable from src or src == dst.
   Route route(DeviceId src, DeviceId dst, std::uint64_t flow_key = 0) const;
+  /// route(src, dst, k) for every k of `flow_keys`, in order: the same routes, the pair's costs
+  /// found once and the next hops inside the source's zone shared by the walks (a collective's
+  /// channels between two devices). Throws as route() does.
+  std::vector<Route> routes(DeviceId src, DeviceId dst, std::span<const std::uint64_t> flow_keys) const;
   /// The route from src to dst through `via` in order (for example a CPU whose memory stages the
   /// data): route(src, via[0]) + route(via[0], via[1]) + ... + route(via.back(), dst), each leg with the
   /// same flow key; a waypoint equal to the previous point is skipped. Latency adds up, overhead and
