@@ -163,8 +163,9 @@ std::optional<std::vector<OpId>> op_map(const Schedule& s, const OpIndex& index,
 /// Every connection's route, computed once and only when asked for: a move's route map needs only
 /// the connections (a send's image has the same endpoints on the image channel), so it is checked
 /// before the op map, and a move whose routes do not map usually fails within the first connections.
-/// The first route asked for between two endpoints announces all their channels' (`prefetch`), as
-/// the images of a move are asked for next.
+/// The first route asked for between two endpoints announces all their channels (`prefetch`), as a
+/// move's images are asked for next. Routes are kept in blocks that never move, so a route stays
+/// valid while others are added (no allocation per connection: the probe may have millions).
 class ConnectionRoutes {
  public:
   struct Connection {
@@ -175,34 +176,27 @@ class ConnectionRoutes {
 
   ConnectionRoutes(const Schedule& s, const SendRoute& route, const RoutePrefetch& prefetch)
       : schedule_(s), route_(route), prefetch_(prefetch) {
-    PathCache pair_index;  // (at, peer, 0) -> pair
-    std::vector<std::uint32_t> pair_size;
+    PairTable last;  // per endpoint pair, its latest connection
     for (OpId id = 0; id < s.ops().size(); ++id) {
       const Op& op = s.op(id);
       if (op.kind != OpKind::Send) continue;
       const PathKey key{op.at, op.peer, op.channel};
       if (index_.find(key) != PathCache::kMissing) continue;
-      index_.insert(key, std::uint32_t(connections_.size()));
+      const auto i = std::uint32_t(connections_.size());
+      index_.insert(key, i);
       connections_.push_back(Connection{op.at, op.peer, op.channel, id});
-      const PathKey pair_key{op.at, op.peer, 0};
-      std::uint32_t pair = pair_index.find(pair_key);
-      if (pair == PathCache::kMissing) {
-        pair = std::uint32_t(pair_size.size());
-        pair_index.insert(pair_key, pair);
-        pair_size.push_back(0);
+      // Insert i into its pair's ring, after the pair's latest connection.
+      std::uint32_t& latest = last.slot(op.at, op.peer, connections_);
+      if (latest == kNone) {
+        same_pair_.push_back(i);
+      } else {
+        same_pair_.push_back(same_pair_[latest]);
+        same_pair_[latest] = i;
       }
-      pair_of_.push_back(pair);
-      ++pair_size[pair];
+      latest = i;
     }
-    // Per pair, its channels in connection order (counting sort by pair).
-    pair_begin_.assign(pair_size.size() + 1, 0);
-    for (std::size_t p = 0; p < pair_size.size(); ++p) pair_begin_[p + 1] = pair_begin_[p] + pair_size[p];
-    pair_channels_.resize(connections_.size());
-    std::vector<std::uint32_t> next(pair_begin_.begin(), pair_begin_.end() - 1);
-    for (std::uint32_t i = 0; i < connections_.size(); ++i) pair_channels_[next[pair_of_[i]]++] = connections_[i].channel;
-    announced_.assign(pair_size.size(), 0);
-    routes_.resize(connections_.size());
-    routed_.assign(connections_.size(), 0);
+    route_of_.assign(connections_.size(), Placed{});
+    state_.assign(connections_.size(), State::Unknown);
   }
   std::size_t size() const { return connections_.size(); }
   const Connection& connection(std::uint32_t i) const { return connections_[i]; }
@@ -210,33 +204,94 @@ class ConnectionRoutes {
   std::uint32_t find(Endpoint at, Endpoint peer, std::uint16_t channel) const {
     return index_.find(PathKey{at, peer, channel});  // PathCache::kMissing is kNone
   }
-  const std::vector<DirectionId>& route(std::uint32_t i) {
-    if (!routed_[i]) {
+  /// Valid as long as this object.
+  std::span<const DirectionId> route(std::uint32_t i) {
+    if (state_[i] != State::Routed) {
       const Op& send = schedule_.op(connections_[i].send);
-      if (const std::uint32_t p = pair_of_[i]; prefetch_ && !announced_[p]) {
-        announced_[p] = 1;
-        prefetch_(send, std::span<const std::uint16_t>(pair_channels_).subspan(
-                            pair_begin_[p], pair_begin_[p + 1] - pair_begin_[p]));
-      }
-      routes_[i] = route_(send);
-      routed_[i] = 1;
+      if (prefetch_ && state_[i] == State::Unknown) announce(i, send);
+      route_of_[i] = place(route_(send));
+      state_[i] = State::Routed;
     }
-    return routes_[i];
+    return std::span<const DirectionId>(blocks_[route_of_[i].block]).subspan(route_of_[i].begin, route_of_[i].count);
   }
   static constexpr std::uint32_t kNone = PathCache::kMissing;
 
  private:
+  enum class State : std::uint8_t { Unknown, Announced, Routed };
+  struct Placed {
+    std::uint32_t block = 0, begin = 0, count = 0;
+  };
+  /// Directions a block holds (a longer route gets a block of its own): 64 KiB, below glibc's
+  /// mmap threshold (larger blocks, mapped and unmapped, raised the 20-rack GB200 run's peak).
+  static constexpr std::size_t kBlock = std::size_t{1} << 14;
+
+  /// Open addressing from an endpoint pair to a connection index (4 bytes a slot; the keys are read
+  /// from the connections themselves).
+  class PairTable {
+   public:
+    std::uint32_t& slot(Endpoint at, Endpoint peer, const std::vector<Connection>& connections) {
+      if (2 * (used_ + 1) > slots_.size()) grow(connections);
+      for (std::size_t i = home(at, peer);; i = (i + 1) & (slots_.size() - 1)) {
+        if (slots_[i] == kNone) {
+          ++used_;
+          return slots_[i];
+        }
+        const Connection& c = connections[slots_[i]];
+        if (c.at == at && c.peer == peer) return slots_[i];
+      }
+    }
+
+   private:
+    std::size_t home(Endpoint at, Endpoint peer) const {
+      const std::uint64_t k = (std::uint64_t(at) << 32 | peer) * 0x9e3779b97f4a7c15ULL;
+      return std::size_t(k >> (64 - std::countr_zero(slots_.size())));
+    }
+    void grow(const std::vector<Connection>& connections) {
+      std::vector<std::uint32_t> old(std::max<std::size_t>(1024, 2 * slots_.size()), kNone);
+      old.swap(slots_);
+      for (const std::uint32_t c : old) {
+        if (c == kNone) continue;
+        std::size_t i = home(connections[c].at, connections[c].peer);
+        while (slots_[i] != kNone) i = (i + 1) & (slots_.size() - 1);
+        slots_[i] = c;
+      }
+    }
+    std::vector<std::uint32_t> slots_;
+    std::size_t used_ = 0;
+  };
+
+  /// Tells prefetch_ the channels of i's pair and marks its connections announced.
+  void announce(std::uint32_t i, const Op& send) {
+    channels_.clear();
+    std::uint32_t j = i;
+    do {
+      channels_.push_back(connections_[j].channel);
+      if (state_[j] == State::Unknown) state_[j] = State::Announced;
+      j = same_pair_[j];
+    } while (j != i);
+    prefetch_(send, channels_);
+  }
+  Placed place(std::span<const DirectionId> route) {
+    if (blocks_.empty() || blocks_.back().size() + route.size() > blocks_.back().capacity()) {
+      blocks_.emplace_back();
+      blocks_.back().reserve(std::max(kBlock, route.size()));
+    }
+    std::vector<DirectionId>& block = blocks_.back();
+    const Placed placed{std::uint32_t(blocks_.size() - 1), std::uint32_t(block.size()), std::uint32_t(route.size())};
+    block.insert(block.end(), route.begin(), route.end());  // within capacity: nothing moves
+    return placed;
+  }
+
   const Schedule& schedule_;
   const SendRoute& route_;
   const RoutePrefetch& prefetch_;
   std::vector<Connection> connections_;  ///< in first-send order
   PathCache index_;  ///< (at, peer, channel) -> connections_ index
-  std::vector<std::uint32_t> pair_of_;         ///< per connection, its (at, peer) pair
-  std::vector<std::uint32_t> pair_begin_;      ///< per pair, its first entry in pair_channels_
-  std::vector<std::uint16_t> pair_channels_;   ///< the pairs' channels, pair after pair
-  std::vector<char> announced_;                ///< per pair: prefetch called
-  std::vector<std::vector<DirectionId>> routes_;
-  std::vector<char> routed_;
+  std::vector<std::uint32_t> same_pair_;  ///< the next connection between the same endpoints (a ring)
+  std::vector<State> state_;
+  std::vector<Placed> route_of_;
+  std::vector<std::vector<DirectionId>> blocks_;
+  std::vector<std::uint16_t> channels_;  ///< announce()'s scratch
 };
 
 namespace {
@@ -251,8 +306,8 @@ std::optional<std::vector<DirectionId>> direction_map(ConnectionRoutes& routes, 
     const ConnectionRoutes::Connection& c = routes.connection(i);
     const std::uint32_t j = routes.find(c.at, c.peer, moves.of(c.at, c.peer).apply(c.channel));
     if (j == ConnectionRoutes::kNone) return std::nullopt;
-    const std::vector<DirectionId>& from = routes.route(i);
-    const std::vector<DirectionId>& to = routes.route(j);
+    const std::span<const DirectionId> from = routes.route(i);
+    const std::span<const DirectionId> to = routes.route(j);
     if (from.size() != to.size()) return std::nullopt;
     for (std::size_t k = 0; k < from.size(); ++k) {
       const DirectionId d = from[k], e = to[k];
@@ -360,7 +415,7 @@ std::optional<ChannelFold> ChannelFold::build(const Schedule& s, const std::vect
   for (std::uint32_t i = 0; i < routes.size(); ++i) {
     const ConnectionRoutes::Connection& c = routes.connection(i);
     if (!moves.of(c.at, c.peer).kept(c.channel)) continue;
-    const std::vector<DirectionId>& r = routes.route(i);
+    const std::span<const DirectionId> r = routes.route(i);
     for (DirectionId d : r) {
       const auto times = std::uint64_t(std::count_if(
           r.begin(), r.end(), [&](DirectionId e) { return fold.direction_rep_[e] == fold.direction_rep_[d]; }));

@@ -44,8 +44,9 @@ struct DirectionCosts {
   std::span<const Duration> overhead;
 };
 
-/// The directions a Send's flow crosses (empty when both ends are on one device).
-using SendRoute = std::function<std::vector<DirectionId>(const Op& send)>;
+/// The directions a Send's flow crosses (empty when both ends are on one device), valid until the
+/// next call.
+using SendRoute = std::function<std::span<const DirectionId>(const Op& send)>;
 /// A hint, before the first SendRoute call between a send's endpoints: every channel that has
 /// sends between them (each once), whose routes may be computed together.
 using RoutePrefetch = std::function<void(const Op& send, std::span<const std::uint16_t> channels)>;

@@ -901,9 +901,7 @@ struct Simulator::Engine {
   std::optional<ChannelFold> find_fold(const Schedule& schedule) const {
     const auto route = [&](const Op& send) {
       const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
-      if (src == dst) return std::vector<DirectionId>{};
-      const std::span<const DirectionId> kept = routes->directions(src, dst, send.channel);
-      return std::vector<DirectionId>(kept.begin(), kept.end());
+      return src == dst ? std::span<const DirectionId>{} : routes->directions(src, dst, send.channel);
     };
     const auto prefetch = [&](const Op& send, std::span<const std::uint16_t> channels) {
       const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
