@@ -39,6 +39,16 @@ ClusterSpec dragonfly(int groups, int per_group) {
   return spec;
 }
 
+/// Five small clusters whose zones and fabrics differ in shape: DGX H100 on a leaf-spine, DGX A100
+/// rail-optimised, PCIe servers on a three-tier fat tree, a dragonfly, GB200 trays in NVLink domains.
+std::vector<ClusterSpec> varied_clusters() {
+  ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
+  gb200.node.nvlink_domain = 2;
+  return {generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
+          generated(2, NodeTemplate::DgxA100, FabricKind::RailOptimized),
+          generated(4, NodeTemplate::Pcie8, FabricKind::FatTree3, 2), dragonfly(3, 2), gb200};
+}
+
 /// Hops of a route from one router to another (dragonfly local or global links).
 int router_to_router_hops(const Topology& t, const Route& r) {
   const auto is_router = [&](DeviceId d) { return t.device(d).kind == DeviceKind::Leaf; };
@@ -392,12 +402,7 @@ TEST_CASE("a warm router's shared source-zone tables and kept next hops give eve
   // fresh router computes each pair's table from nothing; a warm one has served every other pair
   // first, in another order, so any dependency the keys missed would show up as a different route,
   // count or hop number (keying either kind of next hops by device alone does).
-  ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
-  gb200.node.nvlink_domain = 2;
-  const ClusterSpec spec = GENERATE_COPY(generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
-                                         generated(2, NodeTemplate::DgxA100, FabricKind::RailOptimized),
-                                         generated(4, NodeTemplate::Pcie8, FabricKind::FatTree3, 2), dragonfly(3, 2),
-                                         gb200);
+  const ClusterSpec spec = GENERATE(from_range(varied_clusters()));
   const Topology t = make_cluster(spec);
   std::vector<DeviceId> ends = t.gpus();
   for (DeviceId d = 0; d < t.device_count(); ++d)  // host 0's internals and every switch outside hosts
@@ -422,12 +427,7 @@ TEST_CASE("a warm router's shared source-zone tables and kept next hops give eve
 TEST_CASE("routes() gives, key for key, the routes route() gives, under every ECMP policy", "[routing]") {
   // routes() plans a pair once and shares the source zone's next hops between its walks; any state
   // one walk left for the next (a hop kept under the wrong phase or device) would change a route.
-  ClusterSpec gb200 = generated(4, NodeTemplate::Gb200Nvl72, FabricKind::SingleSwitch);
-  gb200.node.nvlink_domain = 2;
-  const ClusterSpec spec = GENERATE_COPY(generated(4, NodeTemplate::DgxH100, FabricKind::LeafSpine, 2),
-                                         generated(2, NodeTemplate::DgxA100, FabricKind::RailOptimized),
-                                         generated(4, NodeTemplate::Pcie8, FabricKind::FatTree3, 2), dragonfly(3, 2),
-                                         gb200);
+  const ClusterSpec spec = GENERATE(from_range(varied_clusters()));
   const EcmpPolicy policy = GENERATE(EcmpPolicy::Channel, EcmpPolicy::Hash, EcmpPolicy::First);
   const Topology t = make_cluster(spec);
   const std::vector<DeviceId> gpus = t.gpus();
