@@ -149,6 +149,47 @@ TEST_CASE("nccl channel rings: one host gives no rings (NCCL's intra-node rings 
   CHECK(nccl_channel_rings(t, t.gpus(), 16).empty());
 }
 
+TEST_CASE("nccl on one HGX A100 4-GPU board (NVLink between every pair, no NVSwitch): NCCL's rings load every "
+          "pair alike, busbw 240 GB/s, not one pair's 80",
+          "[nccl][channels][search]") {
+  // 4 A100 joined pairwise by 4 NVLink3 links: 80 GB/s per pair and direction at NCCL's 20 GB/s a
+  // link. NCCL's search gives 12 rings (the six directed rings of 4 GPUs, twice; nccl_search_test),
+  // 24 channels once doubled at connection. Every directed pair is on 4 of the 12 rings, so a ring
+  // allreduce moves M/2 over each pair's 80 GB/s: busbw = 2(p-1)/p M / t = 3 x 80 = 240 GB/s. The
+  // ranks' own order on every channel (what one node used to get) would load 4 of the 12 pairs
+  // only: 80 GB/s.
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node.gpus = 4;
+  spec.node.gpu_model = GpuModel::A100;
+  spec.node.gpu_interconnect = GpuInterconnect::AllToAll;
+  spec.node.nvlink = LinkKind::NvLink3;
+  spec.node.nvlinks = 12;
+  spec.node.nics = 0;
+  spec.fabric.kind = FabricKind::None;
+  const Topology t = make_cluster(spec);
+  const auto rings = nccl_channel_rings(t, t.gpus(), 24);
+  REQUIRE(rings.size() == 12);
+  std::map<std::pair<int, int>, int> use;
+  for (const auto& ring : rings)
+    for (std::size_t k = 0; k < ring.size(); ++k) ++use[{ring[k], ring[(k + 1) % ring.size()]}];
+  CHECK(use.size() == 12);
+  for (const auto& [arc, n] : use) CHECK(n == 4);
+  CHECK(nccl_model(t, t.gpus()).channels == 24);
+
+  const CollectiveRequest request = nccl_request(t, 4_GiB);
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Ring);
+  REQUIRE(out.protocol == Protocol::Simple);
+  const double p = 4;
+  const Duration bandwidth_part =
+      out.result->time - nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env).latency;
+  const double busbw = 2 * (p - 1) / p * double(request.message.count()) / bandwidth_part.seconds();
+  CHECK(busbw / 1e9 == Approx(240.0).epsilon(0.02));
+  CHECK(busbw / 1e9 <= 240.0 * (1 + 1e-9));
+}
+
 TEST_CASE("nccl on two DGX H100: bulk allreduce busbw is the node's 8 rails (384 GB/s at NCCL's PCIe figure), not one NIC's",
           "[nccl][channels]") {
   // Ring allreduce over p = 16 ranks, C channels, each NIC carrying C/8 channels per direction: every

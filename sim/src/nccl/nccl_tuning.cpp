@@ -11,13 +11,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "nccl/host_paths.hpp"
+#include "nccl/nccl_search.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -199,6 +202,15 @@ constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelBlackwell{0.0, 96.0, 43.
 // NCCL's limits (MAXCHANNELS 32 in src/include/device.h; NCCL keeps at least 2 rings).
 constexpr int kMinChannels = 2;
 constexpr int kMaxChannels = 32;
+// NCCL's ring search on a one-node NVLink mesh (nvlink_mesh_rings) instead: its graph's channels, doubled
+// at connection (src/graph/connect.cc ncclTopoPostset, "Duplication should be complete now"; ringlab
+// assumes the tree graph found as many, NCCL taking the fewer of the two), each channel on its ring.
+constexpr int kMaxMeshGpus = 64;                   // the search's used-GPU bit masks are 64 bits wide
+constexpr int kMaxChannels64Version = 22501;       // MAXCHANNELS 32 -> 64 in v2.25.1 (src/include/device.h)
+constexpr int kMaxChannelsBefore2251 = 32;
+constexpr int kMaxChannelsFrom2251 = 64;
+constexpr int kGenericComputeCapability = 80;      // unnamed GPUs count as Ampere (generation())
+constexpr int kPostsetDuplication = 2;
 
 // Step sizes: the bytes one protocol step carries, ringlab's schedule piece ("chunk") per protocol.
 // From NCCL src/include/device.h (v2.19) defaults: NCCL_STEPS 8; Simple: NCCL_BUFFSIZE 4 MiB / 8;
@@ -654,6 +666,60 @@ void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks
   m.nvls_head_gbytes = slowest;
 }
 
+/// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink without an
+/// NVSwitch (nccl_search.hpp), with NCCL's GPU order (`gpu_rank`: GPU index -> rank index; local
+/// index stands in for PCI order, as ringlab has no bus IDs). nullopt anywhere else: there every
+/// channel of one node takes the ranks' order, which on an NVSwitch loads the same links as any.
+struct MeshRings {
+  std::vector<int> gpu_rank;
+  detail::NcclRingGraph graph;
+};
+std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<const DeviceId> ranks,
+                                           const NcclEnv& env) {
+  const std::size_t n = ranks.size();
+  if (n < 2 || n > kMaxMeshGpus || !env.p2p) return std::nullopt;
+  const HostId host = topology.device(ranks.front()).host;
+  if (host == kNoHost) return std::nullopt;
+  std::vector<int> order(n);
+  for (std::size_t r = 0; r < n; ++r) order[r] = int(r);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return topology.device(ranks[std::size_t(a)]).local_index < topology.device(ranks[std::size_t(b)]).local_index;
+  });
+  std::unordered_map<DeviceId, int> index;  // GPU -> NCCL GPU index
+  for (std::size_t k = 0; k < n; ++k) index.emplace(ranks[std::size_t(order[k])], int(k));
+  if (index.size() != n) return std::nullopt;
+  detail::NcclMesh mesh;
+  mesh.gpus = int(n);
+  mesh.link_gbytes.assign(n * n, 0.0f);
+  int cc = INT32_MAX;
+  for (std::size_t k = 0; k < n; ++k) {
+    const DeviceId gpu = ranks[std::size_t(order[k])];
+    const Device& dev = topology.device(gpu);
+    if (dev.host != host) return std::nullopt;
+    cc = std::min(cc, dev.gpu_model == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(dev.gpu_model).sm);
+    for (const Adjacency& adj : topology.neighbors(gpu)) {
+      const Link& link = topology.link(adj.link);
+      if (!is_nvlink(link.kind)) {
+        mesh.pci_gbytes = std::max(mesh.pci_gbytes, float(gbytes(link.bandwidth * nccl_link_goodput(link.kind))));
+        continue;
+      }
+      if (topology.device(adj.peer).kind == DeviceKind::NvSwitch) return std::nullopt;
+      const auto peer = index.find(adj.peer);  // NCCL's node holds only the ranks' GPUs
+      if (peer != index.end())
+        mesh.link_gbytes[k * n + std::size_t(peer->second)] += float(link.lanes * nccl_nvlink_link_gbytes(link.kind));
+    }
+  }
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b)
+      if (a != b && mesh.link_gbytes[a * n + b] <= 0.0f) return std::nullopt;
+  mesh.min_compute_capability = cc;
+  mesh.speeds = detail::nccl_intra_speeds(cc);
+  const int max_channels = env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251
+                                                                                   : kMaxChannelsBefore2251;
+  mesh.max_channels = max_channels / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
+  return MeshRings{std::move(order), detail::nccl_search_mesh_rings(mesh)};
+}
+
 }  // namespace
 
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env) {
@@ -725,6 +791,9 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     const int per_nic = std::max(1, (m.channels + m.nics - 1) / m.nics);
     m.channels = std::min(kMaxChannels, per_nic * m.nics);
   }
+  if (m.nodes == 1)
+    if (const auto mesh = nvlink_mesh_rings(topology, ranks, env))
+      m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
   if (env.min_channels > 0) m.channels = std::max(m.channels, env.min_channels);
   if (env.max_channels > 0) m.channels = std::min(m.channels, env.max_channels);
   m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
@@ -960,6 +1029,14 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
 
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
                                                  int channels, const NcclEnv& env) {
+  if (const auto mesh = nvlink_mesh_rings(topology, ranks, env)) {
+    std::vector<std::vector<int>> rings;  // rank indices, channel c on the graph's ring c mod its channels
+    for (const std::vector<int>& ring : mesh->graph.rings) {
+      rings.emplace_back();
+      for (int gpu : ring) rings.back().push_back(mesh->gpu_rank[std::size_t(gpu)]);
+    }
+    if (!rings.empty()) return rings;
+  }
   return channel_orders(topology, ranks, channels, env.cross_nic == 0);
 }
 

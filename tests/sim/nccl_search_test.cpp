@@ -1,0 +1,120 @@
+// NCCL's ring search on a one-node NVLink mesh (sim/src/nccl/nccl_search.cpp): results derived by
+// hand from search.cc's rules on small boards, and invariants over many meshes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "nccl/nccl_search.hpp"
+
+using namespace ringlab::sim::detail;
+
+namespace {
+
+/// `gpus` GPUs joined pairwise by `links` NVLinks of `per_link` GB/s each (NCCL's units).
+NcclMesh full_mesh(int gpus, int links, float per_link, int cc) {
+  NcclMesh m;
+  m.gpus = gpus;
+  m.link_gbytes.assign(std::size_t(gpus * gpus), 0.0f);
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b)
+      if (a != b) m.link_gbytes[std::size_t(a * gpus + b)] = float(links) * per_link;
+  m.pci_gbytes = 24.0f;  // PCIe gen4 x16 at NCCL's 1.5 GB/s per lane
+  m.min_compute_capability = cc;
+  m.speeds = nccl_intra_speeds(cc);
+  m.max_channels = 16;
+  return m;
+}
+
+/// How many channels use each directed GPU pair (ring k -> k + 1, the last back to the first).
+std::map<std::pair<int, int>, int> arc_use(const NcclRingGraph& g) {
+  std::map<std::pair<int, int>, int> use;
+  for (const std::vector<int>& ring : g.rings)
+    for (std::size_t k = 0; k < ring.size(); ++k) ++use[{ring[k], ring[(k + 1) % ring.size()]}];
+  return use;
+}
+
+/// A ring rotated to start at GPU 0.
+std::vector<int> from_zero(std::vector<int> ring) {
+  std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), 0), ring.end());
+  return ring;
+}
+
+}  // namespace
+
+TEST_CASE("nccl ring search: HGX A100 4-GPU (4 NVLink3 per pair) finds the six directed rings at 40 GB/s, "
+          "duplicated to 12 at 20",
+          "[nccl][search]") {
+  // Each directed pair has 4 x 20 = 80 GB/s, each GPU 240 (totalBw). The fastest speed under 80 is
+  // 40: the PCI-order ring replayed fills its 4 arcs with 2 channels (80 < 240, so the search tries
+  // different channels); each arc then carries 2 rings of 40, and 12 arcs x 2 / 4 arcs per ring = 6
+  // rings, which must be all six directed Hamiltonian cycles of K4 (each arc lies on exactly two):
+  // 6 x 40 = 240 = totalBw ends the search. ncclTopoDupChannels (bw 40 >= 25, sm 80 is not > 80)
+  // doubles them at half the bandwidth.
+  const NcclRingGraph g = nccl_search_mesh_rings(full_mesh(4, 4, 20.0f, 80));
+  REQUIRE(g.channels == 12);
+  REQUIRE(g.rings.size() == 12);
+  CHECK(g.bw_intra == 20.0f);
+  CHECK(g.rings[0] == std::vector<int>{0, 1, 2, 3});  // the PCI order first
+  std::set<std::vector<int>> distinct;
+  for (int c = 0; c < 6; ++c) {
+    distinct.insert(from_zero(g.rings[std::size_t(c)]));
+    CHECK(g.rings[std::size_t(c) + 6] == g.rings[std::size_t(c)]);
+  }
+  CHECK(distinct.size() == 6);
+  for (const auto& [arc, n] : arc_use(g)) CHECK(n == 4);
+}
+
+TEST_CASE("nccl ring search: the same board on Hopper keeps 6 rings at 40 GB/s (K4 has no 3 disjoint rings; "
+          "no duplication)",
+          "[nccl][search]") {
+  // 4 x 20.6 = 82.4 GB/s per arc. At 60 (sm90's first speed under 82.4) an arc carries one ring, and
+  // the complete directed graph on 4 vertices has at most 2 arc-disjoint Hamiltonian cycles
+  // (Tillson: K4* and K6* are the exceptions), so 2 x 60 = 120. 50 gives 2 as well; 40 gives 2 per
+  // arc, all six rings, 240, better; 30, 24 and 20 give 180, 216 and 240 (no more, and more hops),
+  // and 15 / 40 < .49 stops. Hopper does not duplicate 6 > 4 channels under 50 GB/s, and 50 cannot
+  // hold 6 channels.
+  const NcclRingGraph g = nccl_search_mesh_rings(full_mesh(4, 4, 20.6f, 90));
+  CHECK(g.channels == 6);
+  CHECK(g.bw_intra == 40.0f);
+  for (const auto& [arc, n] : arc_use(g)) CHECK(n == 2);
+}
+
+TEST_CASE("nccl ring search: two GPUs on one NVLink keep one 20 GB/s channel", "[nccl][search]") {
+  // maxBw 20, totalBw max(20, PCIe 24) = 24: one ring [0, 1] at 20 fills the link both ways; 20 < 24
+  // so slower speeds are tried, but two rings at 10 only tie (with more hops). 20 < 25: no duplication.
+  const NcclRingGraph g = nccl_search_mesh_rings(full_mesh(2, 1, 20.0f, 80));
+  CHECK(g.channels == 1);
+  CHECK(g.bw_intra == 20.0f);
+  REQUIRE(g.rings.size() == 1);
+  CHECK(g.rings[0] == std::vector<int>{0, 1});
+}
+
+TEST_CASE("nccl ring search: rings are permutations that fit the links, on meshes of 2 to 8 GPUs",
+          "[nccl][search]") {
+  for (int gpus = 2; gpus <= 8; ++gpus) {
+    for (int links : {1, 2, 4, 6}) {
+      for (int cc : {70, 80, 90, 100}) {
+        CAPTURE(gpus, links, cc);
+        NcclMesh mesh = full_mesh(gpus, links, cc >= 90 ? 20.6f : 20.0f, cc);
+        // One slower pair, so that not every arc is alike.
+        mesh.link_gbytes[1] = mesh.link_gbytes[std::size_t(gpus)] = 20.0f * float(std::max(1, links / 2));
+        const NcclRingGraph g = nccl_search_mesh_rings(mesh);
+        REQUIRE(g.channels >= 1);
+        REQUIRE(g.rings.size() == std::size_t(g.channels));
+        for (const std::vector<int>& ring : g.rings) {
+          std::vector<int> sorted = ring;
+          std::sort(sorted.begin(), sorted.end());
+          for (int k = 0; k < gpus; ++k) REQUIRE(sorted[std::size_t(k)] == k);
+        }
+        for (const auto& [arc, n] : arc_use(g))
+          CHECK(float(n) * g.bw_intra <= mesh.link_gbytes[std::size_t(arc.first * gpus + arc.second)] + 1e-3f);
+        const NcclRingGraph again = nccl_search_mesh_rings(mesh);
+        CHECK(again.rings == g.rings);
+      }
+    }
+  }
+}
