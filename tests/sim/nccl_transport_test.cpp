@@ -338,3 +338,42 @@ TEST_CASE("nccl transports: NCCL_CROSS_NIC=0 keeps every ring channel on one rai
   for (std::size_t c = 0; c < rings.size(); ++c)
     for (std::size_t h = 0; h < 3; ++h) CHECK(rings[c][4 * h] == int(4 * h + c));
 }
+
+TEST_CASE("nccl transports: SHM between GPUs on two sockets crosses the socket link at NCCL's inter-CPU figure",
+          "[nccl][transport]") {
+  // Two GPUs without P2P (GeForce), each on its own CPU's root port, PCIe gen4 x16 (NCCL's 24 GB/s).
+  // SHM goes through the receiver's CPU, so each direction of the 2-GPU ring crosses the socket link
+  // once and every link carries N bytes per direction: busbw = N / bandwidth term = the slower of
+  // PCIe (24) and NCCL's socket figure (src/graph/topo.h: SKL_QPI_BW 10, AMD_BW 16, SRP_QPI_BW 22,
+  // ERP_QPI_BW 40, BDW_QPI_BW 6), not the links' nominal 41.6-160 GB/s.
+  const std::vector<std::pair<LinkKind, double>> cases{{LinkKind::Qpi, 6.0},     {LinkKind::Smp, 10.0},
+                                                       {LinkKind::Xgmi, 16.0},   {LinkKind::UpiSpr, 22.0},
+                                                       {LinkKind::UpiEmr, 24.0}};
+  for (const auto& [kind, busbw_gbytes] : cases) {
+    CAPTURE(to_string(kind));
+    ClusterSpec spec;
+    spec.nodes = 1;
+    spec.node.gpus = 2;
+    spec.node.gpu_model = GpuModel::Rtx4090;
+    spec.node.pcie = LinkKind::Pcie4;
+    spec.node.pcie_switches = 0;
+    spec.node.cpus = 2;
+    spec.node.cpu_link = kind;
+    spec.node.nics = 0;
+    spec.fabric.kind = FabricKind::None;
+    const Topology t = make_cluster(spec);
+    CollectiveRequest request;
+    request.algorithm = Algorithm::Nccl;
+    request.message = 256_MiB;
+    request.order.ranks = t.gpus();
+    request.options.calibration = Calibration::nccl();
+    request.options.calibration.model_compute = false;  // the network alone
+    request.nccl_env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+    const CollectiveOutcome out = run_collective(t, request);
+    REQUIRE(out.result);
+    const Duration latency = nccl_choose(t, t.gpus(), Collective::AllReduce, 256_MiB, {}, request.nccl_env).latency;
+    const double busbw = double(request.message.count()) / (out.result->time - latency).seconds();
+    CHECK(busbw / 1e9 == Approx(busbw_gbytes).epsilon(0.02));
+    CHECK(busbw / 1e9 <= busbw_gbytes * (1 + 1e-9));
+  }
+}

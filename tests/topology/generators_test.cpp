@@ -109,7 +109,7 @@ TEST_CASE("dgx_h100: 8 GPUs on one NVSwitch (18 nvlink4 each), 8 pcie5 switches 
   const auto pcie = links_of(t, LinkKind::Pcie5);
   CHECK(pcie.size() == 24);
   for (const Link& l : pcie) CHECK(l.lanes == 16);
-  CHECK(links_of(t, LinkKind::Smp).size() == 1);
+  CHECK(links_of(t, LinkKind::UpiSpr).size() == 1);  // 2x Xeon 8480C
   CHECK(t.link_count() == 33);
 
   for (int i = 0; i < 8; ++i) {
@@ -161,6 +161,32 @@ TEST_CASE("dgx_a100: 4 pcie4 switches each with 2 GPUs and 2 HDR NICs, 12 nvlink
 TEST_CASE("a default NodeSpec is the generic template", "[generators]") {
   CHECK(NodeSpec{} == node_template(NodeTemplate::Generic));
   CHECK_FALSE(NodeSpec{} == node_template(NodeTemplate::Pcie8));
+}
+
+TEST_CASE("CPU sockets are joined by the CPUs' own link kind: the templates' sources, or the node's cpu_link",
+          "[generators]") {
+  // Each template's CPUs as its source names them: DGX A100 2x AMD EPYC 7742, DGX H100 2x Xeon 8480C
+  // (Sapphire Rapids), DGX B200 2x Xeon 8570 (Emerald Rapids), p4d 2x Xeon 8275CL (Cascade Lake).
+  const std::vector<std::pair<NodeTemplate, LinkKind>> expected{{NodeTemplate::DgxA100, LinkKind::Xgmi},
+                                                                {NodeTemplate::DgxH100, LinkKind::UpiSpr},
+                                                                {NodeTemplate::DgxB200, LinkKind::UpiEmr},
+                                                                {NodeTemplate::AwsP4d, LinkKind::Smp}};
+  for (const auto& [tmpl, kind] : expected) {
+    const Topology t = make_cluster(one_node(tmpl));
+    const std::vector<Link> links = links_of(t, kind);
+    REQUIRE(links.size() == 1);
+    const Link& l = links.front();
+    CHECK(t.device(l.a).kind == DeviceKind::Cpu);
+    CHECK(t.device(l.b).kind == DeviceKind::Cpu);
+    CHECK(l.bandwidth == link_defaults(kind).per_lane * link_defaults(kind).default_lanes);
+  }
+  // xGMI-2 between two EPYC 7002s: 4 links x 36 GB/s per direction.
+  ClusterSpec s = one_node(NodeTemplate::Generic);
+  s.node.cpu_link = LinkKind::Xgmi;
+  const Topology t = make_cluster(s);
+  REQUIRE(links_of(t, LinkKind::Xgmi).size() == 1);
+  CHECK(links_of(t, LinkKind::Xgmi).front().bandwidth == 144_GBps);
+  CHECK(links_of(t, LinkKind::Smp).empty());
 }
 
 TEST_CASE("hgx_* names are aliases of the dgx_* templates", "[generators]") {
@@ -614,9 +640,11 @@ TEST_CASE("check_cluster_spec names each bad field as in scenario files", "[gene
     s.node.nic = LinkKind::NvLink4;
     s.node.pcie = LinkKind::IbNdr;
     s.node.nvlink = LinkKind::Pcie5;
+    s.node.cpu_link = LinkKind::Pcie4;
     const auto p = check_cluster_spec(s);
-    CHECK(fields(p) == std::vector<std::string>{"node/pcie", "node/nic", "node/nvlink"});
-    CHECK(p[1].message == "link kind \"nvlink4\" is not an InfiniBand or Ethernet port kind");
+    CHECK(fields(p) == std::vector<std::string>{"node/pcie", "node/cpu_link", "node/nic", "node/nvlink"});
+    CHECK(p[1].message == "link kind \"pcie4\" is not a CPU socket link kind (smp, qpi, upi_spr, upi_emr, xgmi)");
+    CHECK(p[2].message == "link kind \"nvlink4\" is not an InfiniBand or Ethernet port kind");
     ClusterSpec tcp = cluster(2, NodeTemplate::DgxH100, FabricKind::SingleSwitch);
     tcp.node.transport = Transport::Tcp;
     const auto q = check_cluster_spec(tcp);

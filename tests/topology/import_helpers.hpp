@@ -3,6 +3,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ inline int count_kind(const Topology& t, DeviceKind kind) {
   int n = 0;
   for (const Device& d : t.devices()) n += d.kind == kind;
   return n;
+}
+
+/// Some line of `lines` contains `text`.
+inline bool any_contains(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
 inline int count_links(const Topology& t, LinkKind kind) {

@@ -105,6 +105,35 @@ TEST_CASE("NCCL XML: DGX A100 dump gives 8 A100, one NVSwitch of 12 nvlink3 each
   CHECK_THAT(sig.at("nic0"), Catch::Contains(" cpu1 hca mlx5_0 200"));
 }
 
+TEST_CASE("NCCL XML: the CPUs' vendor and CPUID model pick the socket link kind as NCCL does", "[import][nccl]") {
+  // dgx_a100_nccl_topo.xml: four NUMA domains of AuthenticAMD (EPYC 7742): every pair joined by xGMI.
+  const NodeLayout amd = parse_nccl_topo_xml(import_fixture("dgx_a100_nccl_topo.xml"), "a100.xml");
+  CHECK(count_links(amd.node, LinkKind::Xgmi) == 6);
+  CHECK(count_links(amd.node, LinkKind::Smp) == 0);
+  CHECK(any_contains(amd.report.assumptions, "CPUs joined pairwise by xgmi links (vendor AuthenticAMD"));
+  // ncclTopoAddCpu's Intel models (family 6): from 0xCF Emerald Rapids, from 0x8F Sapphire Rapids, from
+  // 0x55 Skylake-class, below Broadwell; Arm and unknown vendors the generic link.
+  const std::string gpu = R"(<pci busid="0000:07:00.0" class="0x030200" vendor="0x10de" device="0x20b0" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="80" rank="0" gdr="1"/></pci>)";
+  auto with_cpus = [&](const std::string& attrs) {
+    const std::string xml = "<system version=\"1\"><cpu numaid=\"0\" " + attrs + ">" + gpu + "</cpu><cpu numaid=\"1\" " +
+                            attrs + "></cpu></system>";
+    return parse_nccl_topo_xml(xml, "cpus.xml").node;
+  };
+  const std::vector<std::pair<std::string, LinkKind>> cases{
+      {R"(arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="207")", LinkKind::UpiEmr},
+      {R"(arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143")", LinkKind::UpiSpr},
+      {R"(arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85")", LinkKind::Smp},
+      {R"(arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="79")", LinkKind::Qpi},
+      {R"(arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="1")", LinkKind::Xgmi},
+      {R"(arch="arm64")", LinkKind::Smp},
+      {"", LinkKind::Smp},
+  };
+  for (const auto& [attrs, kind] : cases) {
+    CAPTURE(attrs);
+    CHECK(count_links(with_cpus(attrs), kind) == 1);
+  }
+}
+
 TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NVLink, PCIe tree, bandwidths",
           "[import][nccl]") {
   const NodeLayout first = parse_nccl_topo_xml(import_fixture("dgx_a100_nccl_topo.xml"), "a100.xml");
@@ -117,6 +146,7 @@ TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NV
   CHECK(count_kind(second.node, DeviceKind::PcieSwitch) == count_kind(first.node, DeviceKind::PcieSwitch));
   CHECK(count_kind(second.node, DeviceKind::Cpu) == count_kind(first.node, DeviceKind::Cpu));
   CHECK(second.node.link_count() == first.node.link_count());
+  CHECK(count_links(second.node, LinkKind::Xgmi) == 6);  // the CPUs written back as AMD ones
   const auto a = node_signature(first), b = node_signature(second);
   REQUIRE(a.size() == 16);
   CHECK(a == b);

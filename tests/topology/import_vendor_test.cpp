@@ -47,10 +47,6 @@ int nvlink_count(const Topology& t, const std::string& gpu) {
   return n;
 }
 
-bool any_contains(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
-}
-
 void check_gpus(const NodeLayout& l, GpuModel model, double nvlink_gbytes, int links) {
   const Topology& t = l.node;
   REQUIRE(count_kind(t, DeviceKind::Gpu) == 8);

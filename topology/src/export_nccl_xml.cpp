@@ -1,6 +1,7 @@
 // Export of one host as NCCL topology XML (export.hpp), written with pugixml. The PCIe tree is found by
 // a breadth-first walk over PCIe links from each CPU in order; a device belongs to the first CPU that
 // reaches it. Speeds are written in NCCL's units: PCIe in GT/s, NIC speed in Mb/s.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -21,6 +22,23 @@ constexpr const char* kEthernetClass = "0x020000";
 constexpr const char* kNvSwitchClass = "0x068000";
 constexpr const char* kNvSwitchBusId = "ffff:ff:00.0";  ///< the logical NVSwitch's synthetic bus id
 constexpr double kBitsPerMbit = 1e6;
+
+/// A CPU that NCCL's ncclTopoAddCpu maps to each socket link kind (src/graph/topo.cc: Intel family 6 by
+/// model, AMD by vendor), written on every <cpu> of a host with several sockets so that NCCL, and the
+/// importer, see the same CPUs: Broadwell-EP 0x4F, Skylake-SP 0x55, Sapphire Rapids 0x8F, Emerald
+/// Rapids 0xCF, AMD Rome (family 0x17, model 0x31).
+struct CpuIdentity {
+  LinkKind link;
+  const char* vendor;
+  int family, model;
+};
+constexpr std::array<CpuIdentity, 5> kCpuIdentities{{
+    {LinkKind::Qpi, "GenuineIntel", 6, 0x4F},
+    {LinkKind::Smp, "GenuineIntel", 6, 0x55},
+    {LinkKind::UpiSpr, "GenuineIntel", 6, 0x8F},
+    {LinkKind::UpiEmr, "GenuineIntel", 6, 0xCF},
+    {LinkKind::Xgmi, "AuthenticAMD", 0x17, 0x31},
+}};
 constexpr double kRelativeTolerance = 1e-9;
 
 bool is_pcie(const Link& l) { return link_family(l.kind) == LinkFamily::Pcie; }
@@ -69,10 +87,18 @@ class NcclWriter {
     int next_bus = 1;
     for (const auto& [device, parent] : order_) bus_[device] = bus_id(next_bus++);
     std::vector<pugi::xml_node> cpu_nodes;
+    const CpuIdentity* identity = cpu_identity(cpus);
     for (DeviceId c : cpus) {
       cpu_nodes.push_back(system.append_child("cpu"));
-      cpu_nodes.back().append_attribute("numaid") = t_.device(c).local_index;
-      write_children(cpu_nodes.back(), c);
+      pugi::xml_node node = cpu_nodes.back();
+      node.append_attribute("numaid") = t_.device(c).local_index;
+      if (identity) {
+        node.append_attribute("arch") = "x86_64";
+        node.append_attribute("vendor") = identity->vendor;
+        node.append_attribute("familyid") = identity->family;
+        node.append_attribute("modelid") = identity->model;
+      }
+      write_children(node, c);
     }
     for (DeviceId d : t_.host_devices(host_))  // NICs without a PCIe path sit in the first CPU
       if (t_.device(d).kind == DeviceKind::Nic && !bus_.count(d) && !cpu_nodes.empty()) write_nic(cpu_nodes[0], d);
@@ -80,6 +106,18 @@ class NcclWriter {
   }
 
  private:
+  /// The CPUs behind the host's socket link kind, or null with a single socket.
+  const CpuIdentity* cpu_identity(const std::vector<DeviceId>& cpus) const {
+    for (DeviceId c : cpus)
+      for (const Adjacency& a : t_.neighbors(c)) {
+        if (t_.device(a.peer).kind != DeviceKind::Cpu) continue;
+        const LinkKind kind = t_.link(a.link).kind;
+        for (const CpuIdentity& id : kCpuIdentities)
+          if (id.link == kind) return &id;
+      }
+    return nullptr;
+  }
+
   // Breadth-first over PCIe links from a CPU; records (device, parent link) in visiting order.
   void discover(DeviceId cpu) {
     std::deque<DeviceId> queue{cpu};

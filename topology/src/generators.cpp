@@ -149,6 +149,30 @@ static_assert(
     }(),
     "kTemplates rows must be in NodeTemplate order");
 
+// CPU socket links of the templates whose CPUs are not Skylake-class Xeons (those, and templates
+// whose source names no CPU, keep smp): the CPUs each row's source names, or the instance page's.
+struct TemplateCpuLink {
+  NodeTemplate id;
+  LinkKind cpu_link;
+};
+constexpr std::array<TemplateCpuLink, 15> kTemplateCpuLinks{{
+    {NodeTemplate::DgxA100, LinkKind::Xgmi},        // 2x AMD EPYC 7742
+    {NodeTemplate::DgxH100, LinkKind::UpiSpr},      // 2x Xeon 8480C
+    {NodeTemplate::DgxH200, LinkKind::UpiSpr},      // 2x Xeon 8480C
+    {NodeTemplate::DgxB200, LinkKind::UpiEmr},      // 2x Xeon Platinum 8570
+    {NodeTemplate::AwsP5, LinkKind::Xgmi},          // 2x AMD EPYC 7R13
+    {NodeTemplate::AwsP5e, LinkKind::Xgmi},         // AWS P5 instance page: p5e also on AMD EPYC 7R13
+    {NodeTemplate::AzureNdv4, LinkKind::Xgmi},      // 2x AMD EPYC 7V12
+    {NodeTemplate::AzureNdmV4, LinkKind::Xgmi},     // 2x AMD EPYC 7V12
+    {NodeTemplate::AzureNdv5, LinkKind::UpiSpr},    // 2x Xeon Sapphire Rapids
+    {NodeTemplate::AzureNdH200v5, LinkKind::UpiSpr},  // 2x Xeon Sapphire Rapids
+    {NodeTemplate::GcpA3, LinkKind::UpiSpr},        // 2x Xeon Sapphire Rapids
+    {NodeTemplate::GcpA3Mega, LinkKind::UpiSpr},    // as a3-highgpu-8g (inferred)
+    {NodeTemplate::GcpA3Ultra, LinkKind::UpiEmr},   // 2x Xeon Emerald Rapids
+    {NodeTemplate::OciBmGpu4_8, LinkKind::Xgmi},    // 2x AMD EPYC 7542
+    {NodeTemplate::OciBmGpuH100_8, LinkKind::UpiSpr},  // 2x Xeon Platinum 8480+
+}};
+
 constexpr std::array<std::string_view, 3> kInterconnectNames{"none", "nvswitch", "all_to_all"};
 constexpr std::array<std::string_view, 7> kFabricNames{"none",           "single_switch", "leaf_spine", "fat_tree3",
                                                        "rail_optimized", "racks",         "dragonfly"};
@@ -232,6 +256,8 @@ void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
   c.range("node/nics", n.nics, needs_nics ? 1 : 0, kLimits.nics);
   c.range("node/nic_ports", n.nic_ports, 1, kLimits.lanes);
   c.family("node/pcie", n.pcie, link_family(n.pcie) == LinkFamily::Pcie, "a PCIe generation (pcie3 .. pcie6)");
+  c.family("node/cpu_link", n.cpu_link, link_family(n.cpu_link) == LinkFamily::Smp,
+           "a CPU socket link kind (smp, qpi, upi_spr, upi_emr, xgmi)");
   c.family("node/nic", n.nic, is_network(n.nic), "an InfiniBand or Ethernet port kind");
   if (n.transport == Transport::None) c.add("node/transport", "expected rdma, tcp, srd or tcpx");
   if (n.transport != Transport::Rdma && link_family(n.nic) == LinkFamily::InfiniBand)
@@ -438,7 +464,7 @@ NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId
   attach_spread(t, n, ids.nics, attach);
   attach_spread(t, n, pcie, cpus);
   for (std::size_t a = 0; a < cpus.size(); ++a)
-    for (std::size_t b = a + 1; b < cpus.size(); ++b) connect(t, cpus[a], cpus[b], LinkKind::Smp, 0);
+    for (std::size_t b = a + 1; b < cpus.size(); ++b) connect(t, cpus[a], cpus[b], n.cpu_link, 0);
   return ids;
 }
 
@@ -635,6 +661,8 @@ NodeSpec node_template(NodeTemplate t) {
   n.gpu_interconnect = row.interconnect;
   n.nvswitch_reduction = row.nvswitch_reduction;
   n.cpus = row.cpus;
+  for (const TemplateCpuLink& c : kTemplateCpuLinks)
+    if (c.id == t) n.cpu_link = c.cpu_link;
   n.pcie = row.pcie;
   n.pcie_lanes = link_defaults(row.pcie).default_lanes;
   n.pcie_switches = row.pcie_switches;

@@ -131,6 +131,7 @@ class XmlParser {
         continue;
       }
       Element e{.kind = Kind::Cpu, .line = line_of(cpu)};
+      if (!socket_link_) socket_link_ = socket_link(cpu);
       elements_.push_back(e);
       walk_children(cpu, int(elements_.size()) - 1);
     }
@@ -279,6 +280,30 @@ class XmlParser {
 
   void assume(const std::string& text) { report_.assumptions.push_back(file_ + ": " + text); }
 
+  struct SocketLink {
+    LinkKind kind;
+    std::string why;
+  };
+  /// The socket link kind of a <cpu>'s vendor and CPUID family/model, by NCCL's own rule (src/graph/topo.cc
+  /// ncclTopoAddCpu and ncclTopoGetInterCpuBw): Intel family 6 from model 0xCF Emerald Rapids, from 0x8F
+  /// Sapphire Rapids, from 0x55 Skylake-class UPI, below that Broadwell's QPI; AMD xGMI. Other CPUs
+  /// (Arm, POWER, Zhaoxin) or a file without the attributes: the generic smp link.
+  static SocketLink socket_link(const pugi::xml_node& cpu) {
+    const std::string arch = cpu.attribute("arch").value(), vendor = cpu.attribute("vendor").value();
+    const std::string name = "vendor " + (vendor.empty() ? std::string("not given") : vendor);
+    if (arch != "x86_64") return {LinkKind::Smp, "arch " + (arch.empty() ? std::string("not given") : arch)};
+    if (vendor == "AuthenticAMD") return {LinkKind::Xgmi, name};
+    if (vendor != "GenuineIntel") return {LinkKind::Smp, name};
+    if (!cpu.attribute("familyid") || !cpu.attribute("modelid")) return {LinkKind::Smp, name + " without familyid/modelid"};
+    const int family = cpu.attribute("familyid").as_int(-1), model = cpu.attribute("modelid").as_int(-1);
+    const std::string id = name + " family " + std::to_string(family) + " model " + std::to_string(model);
+    if (family != 6) return {LinkKind::Qpi, id};
+    if (model >= 0xCF) return {LinkKind::UpiEmr, id};
+    if (model >= 0x8F) return {LinkKind::UpiSpr, id};
+    if (model >= 0x55) return {LinkKind::Smp, id};
+    return {LinkKind::Qpi, id};
+  }
+
   GpuModel gpu_model() {
     std::set<GpuModel> models;
     for (const Element& e : elements_)
@@ -377,7 +402,7 @@ class XmlParser {
     for (std::size_t i = 0; i < elements_.size(); ++i)
       if (elements_[i].kind == Kind::Cpu) cpus.push_back(*id[i]);
     for (std::size_t x = 0; x < cpus.size(); ++x)
-      for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], LinkKind::Smp, 0);
+      for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], socket_link_->kind, 0);
     if (unreported_width_)
       assume(std::to_string(unreported_width_) + " PCI link(s) with link_width=\"0\" (a VM that does not report the width): x" +
              std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)) +
@@ -386,7 +411,9 @@ class XmlParser {
       assume("PCIe links without link_speed or link_width: " + std::string(to_string(tmpl.pcie)) + " x" +
              std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)));
     if (ignored_) assume(std::to_string(ignored_) + " PCI device(s) that are neither GPU, NIC nor bridge are left out");
-    if (cpus.size() > 1) assume("CPUs joined pairwise by smp links (defaults table)");
+    if (cpus.size() > 1)
+      assume("CPUs joined pairwise by " + std::string(to_string(socket_link_->kind)) + " links (" + socket_link_->why +
+             ", defaults table)");
     b.report().append(report_);
     return b.take();
   }
@@ -543,6 +570,7 @@ class XmlParser {
   std::set<std::string> by_pci_id_;
   int unreported_width_ = 0;
   std::set<int> unknown_sm_;
+  std::optional<SocketLink> socket_link_;  // from the first <cpu>
   std::size_t gpu_count_ = 0;
   int ignored_ = 0;
   int bare_nics_ = 0;

@@ -148,7 +148,7 @@ class ClusterReader {
   void read_node(const JsonNode& node, NodeSpec& n) {
     if (!r_.expect_object(node)) return;
     r_.check_keys(node, {"template", "gpus", "gpu_model", "gpu_interconnect", "nvlink", "nvlinks", "nvswitch_reduction",
-                         "cpus", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport",
+                         "cpus", "cpu_link", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport",
                          "nvlink_domain"});
     if (auto t = r_.optional_member(node, "template", [&](const JsonNode& x) {
           return r_.name<NodeTemplate>(x, find_node_template, "node template", node_template_names());
@@ -165,6 +165,7 @@ class ClusterReader {
     auto kind = [&](const JsonNode& x) { return link_kind(x); };
     if (auto k = r_.optional_member(node, "nvlink", kind)) n.nvlink = *k;
     if (auto k = r_.optional_member(node, "pcie", kind)) n.pcie = *k;
+    if (auto k = r_.optional_member(node, "cpu_link", kind)) n.cpu_link = *k;
     if (auto k = r_.optional_member(node, "nic", kind)) n.nic = *k;
     if (auto t = r_.optional_member(node, "transport", [&](const JsonNode& x) {
           return r_.name<Transport>(x, find_transport, "transport", transport_names());

@@ -39,6 +39,21 @@ constexpr std::array<PcieGoodput, 4> kPcieGoodput{{
     {LinkKind::Pcie5, 3.0},
     {LinkKind::Pcie6, 6.0},
 }};
+// The bandwidth NCCL gives the link between two CPU sockets, GB/s per direction, whatever its link
+// count (src/graph/topo.h and topo.cc ncclTopoGetInterCpuBw, v2.28.9: BDW_QPI_BW 6, SKL_QPI_BW 10,
+// SRP_QPI_BW 22, ERP_QPI_BW 40, AMD_BW 16; the Intel model from the CPUID model number). NCCL's search
+// takes SHM and host-staged paths between sockets at it; far below the links' nominal rates.
+struct SocketLinkGoodput {
+  LinkKind kind;
+  double nccl_gbytes;
+};
+constexpr std::array<SocketLinkGoodput, 5> kSocketLinkGoodput{{
+    {LinkKind::Qpi, 6.0},
+    {LinkKind::Smp, 10.0},
+    {LinkKind::UpiSpr, 22.0},
+    {LinkKind::UpiEmr, 40.0},
+    {LinkKind::Xgmi, 16.0},
+}};
 }  // namespace
 
 std::string_view to_string(Protocol p) {
@@ -69,6 +84,8 @@ double nccl_link_goodput(LinkKind kind) {
     if (g.kind == kind) return g.nccl_gbytes / nominal_gbytes;
   for (const PcieGoodput& g : kPcieGoodput)
     if (g.kind == kind) return g.nccl_gbytes_per_lane / nominal_gbytes;
+  for (const SocketLinkGoodput& g : kSocketLinkGoodput)  // at the kind's default link count
+    if (g.kind == kind) return g.nccl_gbytes / (nominal_gbytes * link_defaults(kind).default_lanes);
   return 1.0;
 }
 
@@ -80,6 +97,7 @@ Calibration Calibration::nccl() {
     for (int p = 0; p < kProtocolCount; ++p) c.table_[std::size_t(f)][std::size_t(p)].bandwidth = kProtocolEfficiency[std::size_t(p)];
   for (const NvlinkGoodput& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
   for (const PcieGoodput& g : kPcieGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
+  for (const SocketLinkGoodput& g : kSocketLinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
   return c;
 }
 

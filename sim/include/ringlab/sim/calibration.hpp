@@ -30,8 +30,10 @@ struct LinkFactors {
 /// SMxx_NVLINK_BW: the rate of the GPU generation that link kind comes with); 0 for other kinds.
 double nccl_nvlink_link_gbytes(LinkKind kind);
 /// The fraction of a link kind's nominal rate that NCCL's topology gives it: NVLink at
-/// SMxx_NVLINK_BW per link, PCIe at NCCL's per-lane figure (src/graph/topo.cc kvDictPciGen); 1 for
-/// other kinds. Calibration::nccl() moves data at it, and NCCL's model sees links at it.
+/// SMxx_NVLINK_BW per link, PCIe at NCCL's per-lane figure (src/graph/topo.cc kvDictPciGen), CPU
+/// socket links at NCCL's inter-CPU figure (topo.cc ncclTopoGetInterCpuBw) over the kind's default
+/// link count; 1 for other kinds. Calibration::nccl() moves data at it, and NCCL's model sees links
+/// at it.
 double nccl_link_goodput(LinkKind kind);
 
 class Calibration {
@@ -39,8 +41,8 @@ class Calibration {
   /// All factors 1: the closed-form alpha-beta model.
   static Calibration pure();
   /// NCCL protocol efficiencies: LL carries 4 data bytes per 8-byte line (50%), LL128 120 of 128
-  /// bytes (93.75%), Simple 100% (NCCL src/device/prims_ll.h, prims_ll128.h); NVLink and PCIe links
-  /// carry data at NCCL's own figures (nccl_link_goodput), not the nominal rate.
+  /// bytes (93.75%), Simple 100% (NCCL src/device/prims_ll.h, prims_ll128.h); NVLink, PCIe and CPU
+  /// socket links carry data at NCCL's own figures (nccl_link_goodput), not the nominal rate.
   static Calibration nccl();
 
   LinkFactors factors(LinkFamily family, Protocol protocol) const {

@@ -62,7 +62,8 @@ struct NodeSpec {
   LinkKind nvlink = LinkKind::NvLink3;  ///< NVLink generation (ignored for GpuInterconnect::None)
   int nvlinks = 0;                      ///< NVLink links per GPU in total
   bool nvswitch_reduction = false;      ///< NVSwitch reduces in the network (NVLink SHARP / NVLS)
-  int cpus = 2;                         ///< CPU sockets; more than one are joined pairwise by smp links
+  int cpus = 2;                         ///< CPU sockets; more than one are joined pairwise by `cpu_link`
+  LinkKind cpu_link = LinkKind::Smp;    ///< CPU socket link kind (smp, qpi, upi_spr, upi_emr, xgmi)
   LinkKind pcie = LinkKind::Pcie4;      ///< PCIe generation of every host-internal PCIe link
   int pcie_lanes = 16;                  ///< width of each PCIe link
   /// PCIe switches; GPU i sits on switch i*S/gpus, NIC j on switch j*S/nics, switch s on CPU

@@ -32,12 +32,13 @@ constexpr bool is_fabric_switch(DeviceKind k) { return k >= DeviceKind::Leaf; }
 enum class LinkKind : std::uint8_t {
   NvLink1, NvLink2, NvLink3, NvLink4, NvLink5,  ///< per NVLink link; `lanes` = number of bonded links
   Pcie3, Pcie4, Pcie5, Pcie6,                   ///< per PCIe lane; `lanes` = width (x1..x16)
-  Smp,                                          ///< CPU-to-CPU socket interconnect (UPI/xGMI), per link
+  Smp,                                          ///< CPU socket link, Intel UPI (Skylake .. Ice Lake), per link
+  Qpi, UpiSpr, UpiEmr, Xgmi,                    ///< Intel QPI (Broadwell), UPI of Sapphire / Emerald Rapids, AMD xGMI
   IbEdr, IbHdr, IbNdr, IbXdr,                   ///< one 4x InfiniBand port; `lanes` = ports bonded
   Eth10, Eth25, Eth40, Eth100, Eth200, Eth400, Eth800,  ///< one Ethernet port; `lanes` = ports bonded
   Custom,                                       ///< no defaults: bandwidth and latency must be given
 };
-inline constexpr int kLinkKindCount = 22;
+inline constexpr int kLinkKindCount = 26;
 
 enum class LinkFamily : std::uint8_t { NvLink, Pcie, Smp, InfiniBand, Ethernet, Custom };
 
