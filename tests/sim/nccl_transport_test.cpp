@@ -24,9 +24,9 @@ NcclEnv env_of(std::initializer_list<std::pair<const char*, const char*>> settin
 }
 
 /// PCIe servers: `gpus` GPUs and `nics` NICs spread over `switches` PCIe switches (0: straight on
-/// the CPUs), `cpus` sockets, joined by one Ethernet switch.
+/// the CPUs), `cpus` sockets joined by `cpu_link`, and one Ethernet switch.
 Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, GpuModel model = GpuModel::L40S,
-                      Transport transport = Transport::Rdma) {
+                      Transport transport = Transport::Rdma, LinkKind cpu_link = LinkKind::Smp) {
   ClusterSpec spec;
   spec.nodes = nodes;
   spec.node.gpus = gpus;
@@ -34,6 +34,7 @@ Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, Gpu
   spec.node.pcie = gpu_spec(model).pcie;
   spec.node.pcie_switches = switches;
   spec.node.cpus = cpus;
+  spec.node.cpu_link = cpu_link;
   spec.node.nics = nics;
   spec.node.nic = LinkKind::Eth100;
   spec.node.transport = transport;
@@ -42,6 +43,21 @@ Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, Gpu
 }
 
 DeviceId device(const Topology& t, const char* name) { return t.find_device(name).value(); }
+
+/// An allreduce of `message` over every GPU of `t` under --algo nccl and `env`, the network alone (no
+/// reduction compute), with the nccl calibration.
+CollectiveOutcome run_network(const Topology& t, Bytes message, const NcclEnv& env) {
+  CollectiveRequest request;
+  request.algorithm = Algorithm::Nccl;
+  request.message = message;
+  request.order.ranks = t.gpus();
+  request.options.calibration = Calibration::nccl();
+  request.options.calibration.model_compute = false;
+  request.nccl_env = env;
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.result);
+  return out;
+}
 
 }  // namespace
 
@@ -186,18 +202,7 @@ TEST_CASE("nccl transports: SHM sends every byte up and down the PCIe switch's u
   // Two GPUs on one PCIe gen4 switch with one uplink to the CPU. P2P: each direction of the ring has
   // its own GPU-switch links. SHM: both directions share the uplink's two directions, each at half.
   const Topology t = pcie_cluster(1, 2, 1, 1, 0);
-  auto run = [&](const NcclEnv& env) {
-    CollectiveRequest request;
-    request.algorithm = Algorithm::Nccl;
-    request.message = 64_MiB;
-    request.order.ranks = t.gpus();
-    request.options.calibration = Calibration::nccl();
-    request.options.calibration.model_compute = false;  // the network alone
-    request.nccl_env = env;
-    const CollectiveOutcome out = run_collective(t, request);
-    REQUIRE(out.result);
-    return out;
-  };
+  auto run = [&](const NcclEnv& env) { return run_network(t, 64_MiB, env); };
   const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
   NcclEnv shm = ring;
   REQUIRE(set_nccl_env(shm, "NCCL_P2P_DISABLE", "1").empty());
@@ -351,28 +356,11 @@ TEST_CASE("nccl transports: SHM between GPUs on two sockets crosses the socket l
                                                        {LinkKind::UpiEmr, 24.0}};
   for (const auto& [kind, busbw_gbytes] : cases) {
     CAPTURE(to_string(kind));
-    ClusterSpec spec;
-    spec.nodes = 1;
-    spec.node.gpus = 2;
-    spec.node.gpu_model = GpuModel::Rtx4090;
-    spec.node.pcie = LinkKind::Pcie4;
-    spec.node.pcie_switches = 0;
-    spec.node.cpus = 2;
-    spec.node.cpu_link = kind;
-    spec.node.nics = 0;
-    spec.fabric.kind = FabricKind::None;
-    const Topology t = make_cluster(spec);
-    CollectiveRequest request;
-    request.algorithm = Algorithm::Nccl;
-    request.message = 256_MiB;
-    request.order.ranks = t.gpus();
-    request.options.calibration = Calibration::nccl();
-    request.options.calibration.model_compute = false;  // the network alone
-    request.nccl_env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
-    const CollectiveOutcome out = run_collective(t, request);
-    REQUIRE(out.result);
-    const Duration latency = nccl_choose(t, t.gpus(), Collective::AllReduce, 256_MiB, {}, request.nccl_env).latency;
-    const double busbw = double(request.message.count()) / (out.result->time - latency).seconds();
+    const Topology t = pcie_cluster(1, 2, 0, 2, 0, GpuModel::Rtx4090, Transport::Rdma, kind);
+    const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+    const CollectiveOutcome out = run_network(t, 256_MiB, ring);
+    const Duration latency = nccl_choose(t, t.gpus(), Collective::AllReduce, 256_MiB, {}, ring).latency;
+    const double busbw = 256.0 * (1 << 20) / (out.result->time - latency).seconds();
     CHECK(busbw / 1e9 == Approx(busbw_gbytes).epsilon(0.02));
     CHECK(busbw / 1e9 <= busbw_gbytes * (1 + 1e-9));
   }

@@ -14,11 +14,11 @@ constexpr double kCpuMemoryBandwidthBytesPerSecond = 200e9;
 // SM70_NVLINK_BW 20.0, SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), against the
 // link's nominal per-direction rate (kinds.cpp: NVLink2-4 25 GB/s, NVLink5 50 GB/s). NVLink1 (P100,
 // SM60_NVLINK_BW 18.0 of 20).
-struct NvlinkGoodput {
+struct LinkFigure {
   LinkKind kind;
   double nccl_gbytes;
 };
-constexpr std::array<NvlinkGoodput, 5> kNvlinkGoodput{{
+constexpr std::array<LinkFigure, 5> kNvlinkGoodput{{
     {LinkKind::NvLink1, 18.0},
     {LinkKind::NvLink2, 20.0},
     {LinkKind::NvLink3, 20.0},
@@ -43,11 +43,7 @@ constexpr std::array<PcieGoodput, 4> kPcieGoodput{{
 // count (src/graph/topo.h and topo.cc ncclTopoGetInterCpuBw, v2.28.9: BDW_QPI_BW 6, SKL_QPI_BW 10,
 // SRP_QPI_BW 22, ERP_QPI_BW 40, AMD_BW 16; the Intel model from the CPUID model number). NCCL's search
 // takes SHM and host-staged paths between sockets at it; far below the links' nominal rates.
-struct SocketLinkGoodput {
-  LinkKind kind;
-  double nccl_gbytes;
-};
-constexpr std::array<SocketLinkGoodput, 5> kSocketLinkGoodput{{
+constexpr std::array<LinkFigure, 5> kSocketLinkGoodput{{
     {LinkKind::Qpi, 6.0},
     {LinkKind::Smp, 10.0},
     {LinkKind::UpiSpr, 22.0},
@@ -73,18 +69,18 @@ std::optional<Protocol> find_protocol(std::string_view name) {
 }
 
 double nccl_nvlink_link_gbytes(LinkKind kind) {
-  for (const NvlinkGoodput& g : kNvlinkGoodput)
+  for (const LinkFigure& g : kNvlinkGoodput)
     if (g.kind == kind) return g.nccl_gbytes;
   return 0.0;
 }
 
 double nccl_link_goodput(LinkKind kind) {
   const double nominal_gbytes = link_defaults(kind).per_lane.gigabytes_per_second();
-  for (const NvlinkGoodput& g : kNvlinkGoodput)
+  for (const LinkFigure& g : kNvlinkGoodput)
     if (g.kind == kind) return g.nccl_gbytes / nominal_gbytes;
   for (const PcieGoodput& g : kPcieGoodput)
     if (g.kind == kind) return g.nccl_gbytes_per_lane / nominal_gbytes;
-  for (const SocketLinkGoodput& g : kSocketLinkGoodput)  // at the kind's default link count
+  for (const LinkFigure& g : kSocketLinkGoodput)  // at the kind's default link count
     if (g.kind == kind) return g.nccl_gbytes / (nominal_gbytes * link_defaults(kind).default_lanes);
   return 1.0;
 }
@@ -95,9 +91,9 @@ Calibration Calibration::nccl() {
   Calibration c;
   for (int f = 0; f < kFamilies; ++f)
     for (int p = 0; p < kProtocolCount; ++p) c.table_[std::size_t(f)][std::size_t(p)].bandwidth = kProtocolEfficiency[std::size_t(p)];
-  for (const NvlinkGoodput& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
+  for (const LinkFigure& g : kNvlinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
   for (const PcieGoodput& g : kPcieGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
-  for (const SocketLinkGoodput& g : kSocketLinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
+  for (const LinkFigure& g : kSocketLinkGoodput) c.kind_goodput_[std::size_t(g.kind)] = nccl_link_goodput(g.kind);
   return c;
 }
 
