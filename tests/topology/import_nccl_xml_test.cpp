@@ -8,6 +8,7 @@
 
 #include "import_helpers.hpp"
 #include "ringlab/topology/export.hpp"
+#include "ringlab/topology/generators.hpp"
 #include "ringlab/topology/import.hpp"
 #include "ringlab/topology/scenario.hpp"
 
@@ -147,6 +148,7 @@ TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NV
   CHECK(count_kind(second.node, DeviceKind::Cpu) == count_kind(first.node, DeviceKind::Cpu));
   CHECK(second.node.link_count() == first.node.link_count());
   CHECK(count_links(second.node, LinkKind::Xgmi) == 6);  // the CPUs written back as AMD ones
+  CHECK_THAT(xml.str(), Catch::Contains(R"(vendor="AuthenticAMD")"));
   const auto a = node_signature(first), b = node_signature(second);
   REQUIRE(a.size() == 16);
   CHECK(a == b);
@@ -155,6 +157,23 @@ TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NV
   const ImportedCluster reimported = combine(nullptr, &second);
   write_nccl_xml(again, reimported.cluster, 0);
   CHECK(again.str() == xml.str());
+}
+
+TEST_CASE("NCCL XML export: a named socket link writes its CPUs, the default smp none", "[import][nccl]") {
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node.gpus = 2;
+  spec.node.cpus = 2;
+  spec.node.nics = 0;
+  spec.fabric.kind = FabricKind::None;
+  std::ostringstream generic;
+  write_nccl_xml(generic, make_cluster(spec), 0);
+  CHECK_THAT(generic.str(), !Catch::Contains("familyid"));  // NCCL takes the machine's own CPU
+  spec.node.cpu_link = LinkKind::UpiSpr;
+  std::ostringstream spr;
+  write_nccl_xml(spr, make_cluster(spec), 0);
+  CHECK_THAT(spr.str(), Catch::Contains(R"(vendor="GenuineIntel" familyid="6" modelid="143")"));
+  CHECK(count_links(parse_nccl_topo_xml(spr.str(), "spr.xml").node, LinkKind::UpiSpr) == 1);
 }
 
 TEST_CASE("NCCL XML: PCIe gen3 x8 and an Ethernet NIC directly in the <cpu>", "[import][nccl]") {

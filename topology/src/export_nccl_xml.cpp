@@ -22,24 +22,24 @@ constexpr const char* kEthernetClass = "0x020000";
 constexpr const char* kNvSwitchClass = "0x068000";
 constexpr const char* kNvSwitchBusId = "ffff:ff:00.0";  ///< the logical NVSwitch's synthetic bus id
 constexpr double kBitsPerMbit = 1e6;
+constexpr double kRelativeTolerance = 1e-9;
 
-/// A CPU that NCCL's ncclTopoAddCpu maps to each socket link kind (src/graph/topo.cc: Intel family 6 by
-/// model, AMD by vendor), written on every <cpu> of a host with several sockets so that NCCL, and the
-/// importer, see the same CPUs: Broadwell-EP 0x4F, Skylake-SP 0x55, Sapphire Rapids 0x8F, Emerald
-/// Rapids 0xCF, AMD Rome (family 0x17, model 0x31).
+/// A CPU that NCCL's ncclTopoAddCpu maps to each named socket link kind (src/graph/topo.cc: Intel family
+/// 6 by model, AMD by vendor), written on every <cpu> of a host with several sockets so that NCCL, and
+/// the importer, see the same CPUs: Broadwell-EP 0x4F, Sapphire Rapids 0x8F, Emerald Rapids 0xCF, AMD
+/// Rome (family 0x17, model 0x31). The default `smp` names no CPU: its <cpu>s carry no such attributes,
+/// and NCCL fills them in from the machine it runs on (as the importer reads them back as smp).
 struct CpuIdentity {
   LinkKind link;
   const char* vendor;
   int family, model;
 };
-constexpr std::array<CpuIdentity, 5> kCpuIdentities{{
+constexpr std::array<CpuIdentity, 4> kCpuIdentities{{
     {LinkKind::Qpi, "GenuineIntel", 6, 0x4F},
-    {LinkKind::Smp, "GenuineIntel", 6, 0x55},
     {LinkKind::UpiSpr, "GenuineIntel", 6, 0x8F},
     {LinkKind::UpiEmr, "GenuineIntel", 6, 0xCF},
     {LinkKind::Xgmi, "AuthenticAMD", 0x17, 0x31},
 }};
-constexpr double kRelativeTolerance = 1e-9;
 
 bool is_pcie(const Link& l) { return link_family(l.kind) == LinkFamily::Pcie; }
 bool is_network(LinkKind k) {
@@ -106,7 +106,7 @@ class NcclWriter {
   }
 
  private:
-  /// The CPUs behind the host's socket link kind, or null with a single socket.
+  /// The CPUs behind the host's socket link kind, or null with a single socket or the default smp.
   const CpuIdentity* cpu_identity(const std::vector<DeviceId>& cpus) const {
     for (DeviceId c : cpus)
       for (const Adjacency& a : t_.neighbors(c)) {
