@@ -85,7 +85,9 @@ struct NcclChoice {
 /// (NCCL's channels together use every NIC); channels = bottleneck bandwidth / the per-channel cap of
 /// the GPU generation, rounded up, clamped to [2, 32], then across nodes rounded up to a multiple of
 /// the NIC count so that every NIC carries as many channels (NCCL builds one ring per NIC and
-/// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels). Precondition: ranks
+/// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels); on one node whose GPUs
+/// are joined pairwise by NVLink without an NVSwitch, NCCL's own ring search's channels, doubled as
+/// ncclTopoPostset does (nccl_channel_rings). Precondition: ranks
 /// are distinct GPUs. `env`: NCCL_MIN/MAX_NCHANNELS bound the channels (applied last, as NCCL does),
 /// NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE switch NVLS and CollNet.
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env = {});
@@ -121,7 +123,9 @@ std::optional<Topology> nccl_view(const Topology& cluster, std::span<const Devic
 /// NIC in both directions; a host's last GPU sends on its own NIC. With NCCL_CROSS_NIC=0
 /// (env.cross_nic) every host is entered on rail c mod rails, as NCCL's crossNic 0 graph enters and
 /// leaves a node by one NIC; the last GPU then sends through that NIC (PXN, nccl_transport.hpp).
-/// Returns rank-index permutations, one per channel; empty for a single host.
+/// Returns rank-index permutations, one per channel. A single host: NCCL's own ring search where its
+/// GPUs are joined pairwise by NVLink without an NVSwitch (one ring per graph channel, fewer than
+/// `channels`: channel c takes ring c mod their count), else empty (every order loads a switch alike).
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
                                                  int channels, const NcclEnv& env = {});
 
