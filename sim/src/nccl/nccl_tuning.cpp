@@ -679,7 +679,8 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   const std::size_t n = ranks.size();
   if (n < 2 || n > kMaxMeshGpus || !env.p2p) return std::nullopt;
   const HostId host = topology.device(ranks.front()).host;
-  if (host == kNoHost) return std::nullopt;
+  const auto elsewhere = [&](DeviceId r) { return topology.device(r).host != host; };
+  if (host == kNoHost || std::any_of(ranks.begin(), ranks.end(), elsewhere)) return std::nullopt;
   std::vector<int> order(n);
   for (std::size_t r = 0; r < n; ++r) order[r] = int(r);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -695,7 +696,6 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   for (std::size_t k = 0; k < n; ++k) {
     const DeviceId gpu = ranks[std::size_t(order[k])];
     const Device& dev = topology.device(gpu);
-    if (dev.host != host) return std::nullopt;
     cc = std::min(cc, dev.gpu_model == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(dev.gpu_model).sm);
     for (const Adjacency& adj : topology.neighbors(gpu)) {
       const Link& link = topology.link(adj.link);
