@@ -64,6 +64,7 @@ struct Live {
   FlowId id;
   std::vector<DirectionId> route;
   double cap;
+  std::vector<double> costs = {};  ///< capacity a byte takes on each direction of route; empty: 1
 };
 
 /// The rates a fresh network assigns to `live`'s flows, in order.
@@ -373,15 +374,17 @@ TEST_CASE("flow network: a direction listed m times in a route carries m x the f
 namespace {
 /// Max-min rates by textbook progressive filling, independent of FlowNetwork: raise every unfrozen
 /// flow's rate by the largest equal step that no direction or cap refuses, freeze the flows on full
-/// directions and at their caps, repeat. A route lists a direction once per crossing.
+/// directions and at their caps, repeat. A route lists a direction once per crossing; a flow takes
+/// its cost there (1 without costs) times its rate of each crossed direction.
 std::vector<double> progressive_filling(const std::vector<double>& capacity, const std::vector<Live>& live) {
   std::vector<double> rate(live.size(), 0.0), residual = capacity;
   std::vector<bool> frozen(live.size(), false);
+  const auto cost = [&](std::size_t i, std::size_t k) { return live[i].costs.empty() ? 1.0 : live[i].costs[k]; };
   for (std::size_t left = live.size(); left > 0;) {
     std::vector<double> crossings(capacity.size(), 0.0);
     for (std::size_t i = 0; i < live.size(); ++i)
       if (!frozen[i])
-        for (DirectionId c : live[i].route) crossings[c] += 1;
+        for (std::size_t k = 0; k < live[i].route.size(); ++k) crossings[live[i].route[k]] += cost(i, k);
     double step = sim::detail::kUnlimitedRate;
     for (std::size_t c = 0; c < capacity.size(); ++c)
       if (crossings[c] > 0) step = std::min(step, residual[c] / crossings[c]);
@@ -390,7 +393,7 @@ std::vector<double> progressive_filling(const std::vector<double>& capacity, con
     for (std::size_t i = 0; i < live.size(); ++i) {
       if (frozen[i]) continue;
       rate[i] += step;
-      for (DirectionId c : live[i].route) residual[c] -= step;
+      for (std::size_t k = 0; k < live[i].route.size(); ++k) residual[live[i].route[k]] -= step * cost(i, k);
     }
     for (std::size_t i = 0; i < live.size(); ++i) {
       if (frozen[i]) continue;
@@ -450,6 +453,94 @@ TEST_CASE("flow network: twin directions (crossed by the same routes) leave the 
         }
         const double cap = rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
         live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
+      }
+      changed.clear();
+      net.reallocate(now, changed);
+      const std::vector<double> want = progressive_filling(capacity, live);
+      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(want[i]).epsilon(1e-9));
+      CHECK_FALSE(net.find_overloaded(1e-9).has_value());
+    }
+  }
+}
+
+TEST_CASE("flow network: a flow's cost on a direction takes that many bytes of capacity per byte it moves",
+          "[network]") {
+  // d (12 B/ps) carries A at cost 1.2 and B at 1; e (3 B/ps) carries B. By hand: d's share is
+  // 12 / 2.2 = 5.45, e's 3, so B freezes at 3 on e; d has 12 - 3 = 9 left, A's 1.2 per byte: A = 7.5.
+  FlowNetwork net({12.0, 3.0});
+  const DirectionId d = 0, e = 1;
+  const RouteId a_route = net.add_route(std::vector<DirectionId>{d}, std::vector<double>{1.2});
+  const RouteId b_route = net.add_route(std::vector<DirectionId>{d, e});
+  const FlowId a = net.start(a_route, 750.0, Duration{});
+  const FlowId b = net.start(b_route, 300.0, Duration{});
+  std::vector<FlowId> changed;
+  net.reallocate(Duration{}, changed);
+  CHECK(net.rate(a) == Approx(7.5));
+  CHECK(net.rate(b) == Approx(3.0));
+  CHECK(net.load(d) == Approx(12.0));
+  CHECK_FALSE(net.find_overloaded(1e-9).has_value());
+  // Statistics count the bytes moved, not the capacity taken.
+  CHECK(net.direction_bytes(d) == 750.0 + 300.0);
+  // Both finish at 100 ps; alone, A runs at 12 / 1.2 = 10 B/ps exactly.
+  const auto done = run_to_completion(net, {a, b});
+  CHECK(done[0] == 100_ps);
+  CHECK(done[1] == 100_ps);
+  FlowNetwork alone({12.0});
+  const FlowId f = alone.start(alone.add_route(std::vector<DirectionId>{d}, std::vector<double>{1.2}), 120.0, Duration{});
+  alone.reallocate(Duration{}, changed);
+  CHECK(alone.rate(f) == 10.0);
+  CHECK(alone.finish_time(f, Duration{}) == Duration{12});
+  // A cost and a repeat add up: listed twice at 1.2, the flow takes 2.4 of d per byte.
+  FlowNetwork twice({12.0});
+  const FlowId g = twice.start(twice.add_route(std::vector<DirectionId>{d, d}, std::vector<double>{1.2, 1.2}), 50.0,
+                               Duration{});
+  twice.reallocate(Duration{}, changed);
+  CHECK(twice.rate(g) == Approx(5.0));
+  CHECK(twice.direction_bytes(d) == 2 * 50.0);
+}
+
+TEST_CASE("flow network: with costs, incremental and local re-solves equal textbook filling", "[network]") {
+  // As the twin test: chains that routes cross together, now at costs 1, 1.2 or 1.5 per direction
+  // (some routes cost a whole chain alike, some only part of it, which splits its twins).
+  std::mt19937_64 rng(23);
+  const double kCosts[] = {1.0, 1.2, 1.5};
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<double> capacity;
+    std::vector<std::vector<DirectionId>> segments;
+    for (int s = 0; s < 6; ++s) {
+      std::vector<DirectionId> segment;
+      for (int k = 1 + int(rng() % 3); k > 0; --k) {
+        segment.push_back(DirectionId(capacity.size()));
+        capacity.push_back(0.5 + double(rng() % 6) * 0.25);
+      }
+      segments.push_back(segment);
+    }
+    FlowNetwork net(capacity);
+    if (trial % 2 == 0) net.set_always_local();
+    std::vector<Live> live;
+    std::vector<FlowId> changed;
+    Duration now;
+    for (int step = 0; step < 60; ++step) {
+      now += Duration{std::int64_t(1 + rng() % 3)};
+      if (!live.empty() && rng() % 3 == 0) {
+        const std::size_t k = rng() % live.size();
+        net.finish(live[k].id, now);
+        live.erase(live.begin() + std::ptrdiff_t(k));
+      }
+      for (int s = int(rng() % 3); s > 0; --s) {
+        Live flow{0, {}, rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate};
+        const bool per_direction = rng() % 2 == 0;
+        for (int n = 1 + int(rng() % 3); n > 0; --n) {
+          const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+          if (std::find(flow.route.begin(), flow.route.end(), segment.front()) != flow.route.end()) continue;
+          const double chain_cost = kCosts[rng() % 3];
+          for (DirectionId c : segment) {
+            flow.route.push_back(c);
+            flow.costs.push_back(per_direction ? kCosts[rng() % 3] : chain_cost);
+          }
+        }
+        flow.id = net.start(net.add_route(flow.route, flow.costs), 1e6, now, flow.cap);
+        live.push_back(flow);
       }
       changed.clear();
       net.reallocate(now, changed);

@@ -104,17 +104,38 @@ TEST_CASE("nccl transports: P2P up to PXB by default, SHM through the receiver's
   CHECK(across.transport == NcclTransport::Shm);
   CHECK(across.waypoints == std::vector<DeviceId>{device(t, "node0/cpu1")});
   CHECK(nccl.connect(g7, g0).waypoints == std::vector<DeviceId>{device(t, "node0/cpu0")});
-  CHECK(nccl.stages(t.gpus()));
+  CHECK(nccl.detours(t.gpus()));
   const std::vector<DeviceId> pair{g0, g1};
-  CHECK_FALSE(nccl.stages(pair));
+  CHECK_FALSE(nccl.detours(pair));
   CHECK(nccl.summary(pair).empty());
   // 8 GPUs: of the 56 ordered pairs only the 8 under a common switch use P2P.
-  CHECK(nccl.summary(t.gpus()) == "nccl transports: SHM or a NIC loopback for 48 of 56 GPU pairs inside nodes");
+  // The 16 of them between the switches of one CPU are PHB through it, an Intel CPU (the default
+  // socket link, smp): NCCL's INTEL_P2P_OVERHEAD on both legs. Across the sockets (SYS) none.
+  CHECK(nccl.summary(t.gpus()) == "nccl transports: SHM or a NIC loopback for 48 of 56 GPU pairs inside nodes; "
+                                  "PCIe through an Intel CPU at 1.2x for 16 of 56 GPU pairs");
+  CHECK(same_cpu.pcie_cost == 1.2);
+  CHECK(same_cpu.costed_legs == 2);
+  CHECK(across.costed_legs == 0);
+  CHECK(same_switch.costed_legs == 0);
 
-  // NCCL_P2P_LEVEL=SYS: P2P everywhere; PIX: only under one switch.
+  // NCCL_P2P_LEVEL=SYS: P2P everywhere, through a CPU at its overhead on an Intel CPU (PHB), not
+  // across sockets (SYS); PIX: only under one switch.
   const NcclTransports sys(t, env_of({{"NCCL_P2P_LEVEL", "SYS"}}));
   CHECK(sys.connect(g0, g7).transport == NcclTransport::P2p);
-  CHECK_FALSE(sys.stages(t.gpus()));
+  CHECK(sys.connect(g0, g7).costed_legs == 0);
+  const NcclConnection p2p_phb = sys.connect(g0, g2);
+  CHECK(p2p_phb.transport == NcclTransport::P2p);
+  CHECK(p2p_phb.waypoints.empty());
+  CHECK(p2p_phb.costed_legs == 1);
+  CHECK(p2p_phb.pcie_cost == 1.2);
+  CHECK(sys.detours(t.gpus()));
+  const std::vector<DeviceId> far_pair{g0, g7};
+  CHECK_FALSE(sys.detours(far_pair));
+  // On AMD CPUs (xGMI socket links) NCCL charges no overhead.
+  const Topology amd = pcie_cluster(1, 8, 4, 2, 0, GpuModel::L40S, Transport::Rdma, LinkKind::Xgmi);
+  CHECK(NcclTransports(amd, NcclEnv{}).connect(device(amd, "node0/gpu0"), device(amd, "node0/gpu2")).costed_legs == 0);
+  CHECK(NcclTransports(amd, NcclEnv{}).summary(amd.gpus()) ==
+        "nccl transports: SHM or a NIC loopback for 48 of 56 GPU pairs inside nodes");
   // NCCL_P2P_DISABLE=1: SHM even under one switch.
   const NcclTransports off(t, env_of({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_P2P_LEVEL", "SYS"}}));
   CHECK(off.connect(g0, g1).transport == NcclTransport::Shm);
@@ -131,7 +152,7 @@ TEST_CASE("nccl transports: NVLink is P2P unless NCCL_P2P_DISABLE, GeForce board
   const NcclTransports nccl(dgx, NcclEnv{});
   CHECK(nccl.path_type(a, b) == NcclPath::Nvl);
   CHECK(nccl.connect(a, b).transport == NcclTransport::P2p);
-  CHECK_FALSE(nccl.stages(dgx.gpus()));
+  CHECK_FALSE(nccl.detours(dgx.gpus()));
   CHECK(NcclTransports(dgx, env_of({{"NCCL_P2P_DISABLE", "1"}})).connect(a, b).transport == NcclTransport::Shm);
   // NCCL's model then sees PCIe, not NVLink, and no NVLS.
   const NcclModel m = nccl_model(dgx, dgx.gpus(), env_of({{"NCCL_P2P_DISABLE", "1"}}));
@@ -167,7 +188,7 @@ TEST_CASE("nccl transports: GPUDirect RDMA within NCCL_NET_GDR_LEVEL, else stage
   CHECK(direct.send_gdr);
   CHECK(direct.recv_gdr);
   CHECK(direct.waypoints.empty());
-  CHECK_FALSE(NcclTransports(near, NcclEnv{}).stages(near.gpus()));
+  CHECK_FALSE(NcclTransports(near, NcclEnv{}).detours(near.gpus()));
 
   // NIC and GPU straight on the CPU (PHB, beyond PXB): both sides go through host memory.
   const Topology far = pcie_cluster(2, 1, 0, 1, 1);
@@ -177,10 +198,20 @@ TEST_CASE("nccl transports: GPUDirect RDMA within NCCL_NET_GDR_LEVEL, else stage
   CHECK_FALSE(staged.recv_gdr);
   CHECK(staged.waypoints == std::vector<DeviceId>{device(far, "node0/cpu0"), device(far, "node0/nic0"),
                                                   device(far, "node1/nic0"), device(far, "node1/cpu0")});
-  CHECK(nccl.stages(far.gpus()));
-  CHECK(nccl.summary(far.gpus()) == "nccl transports: NET through host memory for 2 of 2 GPU-NIC pairs");
-  // NCCL_NET_GDR_LEVEL=PHB reaches it; NCCL_NET_GDR_READ=0 keeps sends in host memory.
-  CHECK(NcclTransports(far, env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}})).connect(far.gpus()[0], far.gpus()[1]).waypoints.empty());
+  CHECK(nccl.detours(far.gpus()));
+  // The send side is PHB through an Intel CPU: NCCL's overhead on its two legs (GPU-CPU, CPU-NIC);
+  // the receiving side's path starts at the NIC and pays none.
+  CHECK(staged.pcie_cost == 1.2);
+  CHECK(staged.costed_legs == 2);
+  CHECK(nccl.summary(far.gpus()) == "nccl transports: NET through host memory for 2 of 2 GPU-NIC pairs; "
+                                    "PCIe through an Intel CPU at 1.2x for 2 of 2 GPU-NIC sends");
+  // NCCL_NET_GDR_LEVEL=PHB reaches it (the send still pays the overhead up to its NIC);
+  // NCCL_NET_GDR_READ=0 keeps sends in host memory.
+  const NcclConnection phb = NcclTransports(far, env_of({{"NCCL_NET_GDR_LEVEL", "PHB"}})).connect(far.gpus()[0], far.gpus()[1]);
+  CHECK(phb.send_gdr);
+  CHECK(phb.recv_gdr);
+  CHECK(phb.waypoints == std::vector<DeviceId>{device(far, "node0/nic0")});
+  CHECK(phb.costed_legs == 1);
   const NcclConnection no_read = NcclTransports(near, env_of({{"NCCL_NET_GDR_READ", "0"}})).connect(near.gpus()[0], near.gpus()[1]);
   CHECK_FALSE(no_read.send_gdr);
   CHECK(no_read.recv_gdr);
@@ -212,7 +243,13 @@ TEST_CASE("nccl transports: SHM sends every byte up and down the PCIe switch's u
   REQUIRE(latency == nccl_choose(t, t.gpus(), Collective::AllReduce, 64_MiB, {}, shm).latency);
   const double p2p_term = (direct.result->time - latency).seconds();
   const double shm_term = (staged.result->time - latency).seconds();
-  CHECK(shm_term == Approx(2 * p2p_term).epsilon(1e-6));  // picosecond rounding per event
+  // Through its one CPU, ringlab's default (Intel's): SHM's path is PHB, and each byte takes 1.2x on
+  // every PCIe link of it (NCCL's INTEL_P2P_OVERHEAD).
+  CHECK(shm_term == Approx(2 * 1.2 * p2p_term).epsilon(1e-6));  // picosecond rounding per event
+  // Two AMD sockets (xGMI), the switch on the first: the same PHB path at no overhead.
+  const Topology amd = pcie_cluster(1, 2, 1, 2, 0, GpuModel::L40S, Transport::Rdma, LinkKind::Xgmi);
+  const double amd_term = (run_network(amd, 64_MiB, shm).result->time - latency).seconds();
+  CHECK(amd_term == Approx(2 * p2p_term).epsilon(1e-6));
   // The P2P term is the ring's bandwidth term at NCCL's PCIe gen4 x16 figure, 24 GB/s: each GPU sends
   // 2 (p-1)/p N = N bytes over its own link (both channels together).
   CHECK(p2p_term == Approx(64.0 * (1 << 20) / 24e9).epsilon(0.02));
@@ -226,10 +263,10 @@ TEST_CASE("nccl transports: GCP's GPUDirect-TCPX(O) moves GPU memory directly, p
   spec.node = node_template(NodeTemplate::GcpA3Mega);
   spec.fabric.kind = FabricKind::SingleSwitch;
   const Topology gcp = make_cluster(spec);
-  CHECK_FALSE(NcclTransports(gcp, NcclEnv{}).stages(gcp.gpus()));
+  CHECK_FALSE(NcclTransports(gcp, NcclEnv{}).detours(gcp.gpus()));
   spec.node.transport = Transport::Tcp;
   const Topology sockets = make_cluster(spec);
-  CHECK(NcclTransports(sockets, NcclEnv{}).stages(sockets.gpus()));
+  CHECK(NcclTransports(sockets, NcclEnv{}).detours(sockets.gpus()));
 }
 
 namespace {

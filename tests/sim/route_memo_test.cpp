@@ -1,6 +1,6 @@
 // RouteMemo (sim/src/engine/route_memo.hpp): routes computed together for several channels of one
 // pair (route_channels) are the routes a memo that computes each channel alone keeps, with and
-// without waypoints that stage some channels through host memory.
+// without detours that stage some channels through host memory.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -28,8 +28,8 @@ TEST_CASE("route memo: channels routed together are the routes each channel gets
   DeviceId cpu = 0;
   while (t.device(cpu).kind != DeviceKind::Cpu || t.device(cpu).host != t.device(gpus[0]).host) ++cpu;
   if (staged)
-    options.waypoints = [&](DeviceId src, DeviceId, std::uint16_t channel) {
-      return src == gpus[0] && channel % 2 == 1 ? std::vector<DeviceId>{cpu} : std::vector<DeviceId>{};
+    options.detours = [&](DeviceId src, DeviceId, std::uint16_t channel) {
+      return src == gpus[0] && channel % 2 == 1 ? Detour{{cpu}} : Detour{};
     };
   sim::detail::RouteMemo together(t, options), alone(t, options);
   const std::vector<std::uint16_t> channels = {5, 0, 3, 1, 7, 0, 2};
@@ -47,4 +47,35 @@ TEST_CASE("route memo: channels routed together are the routes each channel gets
     }
   }
   CHECK(differing > 0);  // channels take different paths (else the test would not tell them apart)
+}
+
+TEST_CASE("route memo: a detour's PCIe cost lies on the PCIe links of its costed legs only", "[routing]") {
+  // Two DGX H100 nodes: GPU 0 sends to node 1's GPU 0 through its CPU and its NIC (NCCL's staged
+  // send), paying 1.2 on the PCIe links of those two legs; the network and the receiving side pay 1.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const DeviceId src = t.find_device("node0/gpu0").value(), dst = t.find_device("node1/gpu0").value();
+  const DeviceId cpu = t.find_device("node0/cpu0").value(), nic = t.find_device("node0/nic0").value();
+  SimOptions options;
+  options.detours = [&](DeviceId, DeviceId, std::uint16_t) { return Detour{{cpu, nic}, 1.2, 2}; };
+  sim::detail::RouteMemo memo(t, options);
+  const sim::detail::RouteView view = memo.route(src, dst, 0);
+  REQUIRE(view.costs.size() == view.directions.size());
+  CHECK(memo.has_costs());
+  bool past_nic = false;
+  int costed = 0;
+  for (std::size_t i = 0; i < view.directions.size(); ++i) {
+    const bool pcie = link_family(t.link(Topology::direction_link(view.directions[i])).kind) == LinkFamily::Pcie;
+    CAPTURE(t.direction_name(view.directions[i]));
+    CHECK(view.costs[i] == (pcie && !past_nic ? 1.2 : 1.0));
+    costed += view.costs[i] != 1.0;
+    past_nic = past_nic || t.direction_target(view.directions[i]) == nic;
+  }
+  CHECK(costed >= 2);  // up to the CPU and down to the NIC, at least one PCIe link each
+  CHECK(past_nic);
+  // The same route kept: the second look-up returns the same costs.
+  CHECK(memo.route(src, dst, 0).costs.size() == view.costs.size());
 }

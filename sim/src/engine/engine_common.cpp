@@ -45,13 +45,41 @@ std::vector<DirectionId> rank_bottlenecks(std::span<const DirectionStats> stats,
   return out;
 }
 
-Route transfer_route(const Router& router, const Waypoints& waypoints, DeviceId src, DeviceId dst,
-                     std::uint16_t channel) {
-  if (waypoints) {
-    const std::vector<DeviceId> via = waypoints(src, dst, channel);
-    if (!via.empty()) return router.route_via(src, via, dst, channel);
+namespace {
+
+/// Per-direction costs of `route` (Router::route_via's legs through `detour.via`): detour.pcie_cost on
+/// the PCIe links of its first detour.costed_legs legs, 1 elsewhere.
+std::vector<double> detour_costs(const Topology& t, std::span<const DirectionId> route, DeviceId src,
+                                 const Detour& detour) {
+  std::vector<double> costs(route.size(), 1.0);
+  std::size_t leg = 0;
+  // A waypoint equal to the previous point starts an empty leg (route_via skips it).
+  const auto skip_empty = [&](DeviceId at) {
+    while (leg < detour.via.size() && detour.via[leg] == at) ++leg;
+  };
+  skip_empty(src);
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    if (leg < detour.costed_legs && link_family(t.link(Topology::direction_link(route[i])).kind) == LinkFamily::Pcie)
+      costs[i] = detour.pcie_cost;
+    const DeviceId at = t.direction_target(route[i]);
+    if (leg < detour.via.size() && detour.via[leg] == at) {
+      ++leg;
+      skip_empty(at);
+    }
   }
-  return router.route(src, dst, channel);
+  return costs;
+}
+
+}  // namespace
+
+TransferRoute transfer_route(const Router& router, const Detours& detours, DeviceId src, DeviceId dst,
+                             std::uint16_t channel) {
+  TransferRoute out;
+  const Detour detour = detours ? detours(src, dst, channel) : Detour{};
+  Route route = detour.via.empty() ? router.route(src, dst, channel) : router.route_via(src, detour.via, dst, channel);
+  out.directions = std::move(route.directions);
+  if (!detour.plain()) out.costs = detour_costs(router.topology(), out.directions, src, detour);
+  return out;
 }
 
 }  // namespace ringlab::sim::detail

@@ -31,13 +31,19 @@ Duration local_op_time(const LocalRates& rates, const Calibration& cal, const Op
 /// cal.model_compute is off.
 Duration local_op_time(const Calibration& cal, const Device& device, const Op& op);
 
-/// The route a transfer from `src` to `dst` on `channel` takes: through options.waypoints where it
-/// names any (host-memory staging), else the router's direct route.
-Route transfer_route(const Router& router, const Waypoints& waypoints, DeviceId src, DeviceId dst,
-                     std::uint16_t channel);
-inline Route transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst,
-                            std::uint16_t channel) {
-  return transfer_route(router, options.waypoints, src, dst, channel);
+/// The route a transfer takes, and the capacity one of its bytes takes on each direction.
+struct TransferRoute {
+  std::vector<DirectionId> directions;
+  std::vector<double> costs;  ///< one per direction; empty: 1 on every one
+};
+/// The route a transfer from `src` to `dst` on `channel` takes: through the devices of its detour
+/// where it names any (host-memory staging), else the router's direct route; with the detour's PCIe
+/// costs on its costed legs.
+TransferRoute transfer_route(const Router& router, const Detours& detours, DeviceId src, DeviceId dst,
+                             std::uint16_t channel);
+inline TransferRoute transfer_route(const Router& router, const SimOptions& options, DeviceId src, DeviceId dst,
+                                    std::uint16_t channel) {
+  return transfer_route(router, options.detours, src, dst, channel);
 }
 
 /// `d` scaled by a calibration factor, rounded to the nearest picosecond.

@@ -35,25 +35,34 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity_bytes_per_ps)
   }
 }
 
-RouteId FlowNetwork::add_route(std::span<const DirectionId> directions) {
+RouteId FlowNetwork::add_route(std::span<const DirectionId> directions, std::span<const double> costs) {
   assert(!directions.empty());
+  assert(costs.empty() || costs.size() == directions.size());
   RouteSpan span{std::uint32_t(route_directions_.size()), 0, kUnlimitedRate};
-  // A direction listed m times is one hop of weight m: alone on it the flow runs at capacity / m.
+  // A direction listed m times is one hop of weight m (times its cost): alone on it the flow runs at
+  // capacity / m.
   for (std::size_t i = 0; i < directions.size(); ++i) {
     const DirectionId c = directions[i];
     assert(c < directions_.size());
+    const double cost = costs.empty() ? 1.0 : costs[i];
+    assert(cost >= 1.0 && cost <= kMaxCost);
+    const auto units = std::uint32_t(std::lround(cost * kWeightOne));
     const auto listed = route_directions_.begin() + span.begin;
     const auto seen = std::find(listed, route_directions_.end(), c);
     if (seen != route_directions_.end()) {
-      ++route_weights_[std::size_t(seen - route_directions_.begin())];
+      const auto at = std::size_t(seen - route_directions_.begin());
+      route_weights_[at] += units;
+      ++route_times_[at];
       continue;
     }
     route_directions_.push_back(c);
-    route_weights_.push_back(1);
+    route_weights_.push_back(units);
+    route_times_.push_back(1);
     ++span.length;
   }
   for (std::uint32_t i = span.begin; i < span.begin + span.length; ++i)
-    span.min_capacity = std::min(span.min_capacity, directions_[route_directions_[i]].capacity / route_weights_[i]);
+    span.min_capacity =
+        std::min(span.min_capacity, directions_[route_directions_[i]].capacity / weight_factor(route_weights_[i]));
   routes_.push_back(span);
   vacated_head_.push_back(kNoFlow);
   refine_twins(RouteId(routes_.size() - 1));
@@ -157,13 +166,14 @@ void FlowNetwork::add_hop(std::uint32_t h) {
       const Entry lone = direction.lone;
       hops_[lone.hop].slot = 0;
       list.push_back(lone);
-      direction.bound_sum = flows_[lone.flow].bound * lone.weight;
+      direction.bound_sum = flows_[lone.flow].bound * weight_factor(lone.weight);
     }
-    direction.bound_sum += flows_[hop.flow].bound * hop.weight;
+    direction.bound_sum += flows_[hop.flow].bound * weight_factor(hop.weight);
     hop.slot = std::uint32_t(list.size());
     list.push_back(entry);
   }
   ++direction.count;
+  assert(direction.weight <= UINT32_MAX - hop.weight && "a direction's weights overflow");
   direction.weight += hop.weight;
 }
 
@@ -172,7 +182,7 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   Direction& direction = directions_[hop.direction];
   direction.weight -= hop.weight;
   if (direction.departed != touch_epoch_) departed_load_[hop.direction] = 0;
-  departed_load_[hop.direction] += flows_[hop.flow].rate * hop.weight;
+  departed_load_[hop.direction] += flows_[hop.flow].rate * weight_factor(hop.weight);
   direction.departed = touch_epoch_;
   if (direction.count == 1) {
     direction.count = 0;
@@ -180,7 +190,7 @@ void FlowNetwork::remove_hop(std::uint32_t h) {
   }
   const bool was_slack = slack(hop.direction);
   --direction.count;
-  direction.bound_sum -= flows_[hop.flow].bound * hop.weight;  // rebuilt from scratch when a list is next made
+  direction.bound_sum -= flows_[hop.flow].bound * weight_factor(hop.weight);  // rebuilt from scratch when a list is next made
   // Swap-remove from the list, then keep a last remaining flow inline (the list keeps its capacity).
   std::vector<Entry>& list = direction_hops_[hop.direction];
   list[hop.slot] = list.back();
@@ -324,7 +334,7 @@ void FlowNetwork::freeze(FlowId f, double rate) {
     if (passive(c)) continue;  // slack or a wider twin: outside the filling, it limits nobody
     Direction& direction = directions_[c];
     // Clamp: the last flow leaving a direction may subtract a few ulps more than was left.
-    direction.residual = std::max(0.0, direction.residual - rate * hops_[k].weight);
+    direction.residual = std::max(0.0, direction.residual - rate * weight_factor(hops_[k].weight));
     direction.unfrozen -= hops_[k].weight;
     if (direction.unfrozen == 0 || direction.round == round_) continue;
     direction.round = round_;
@@ -343,7 +353,7 @@ void FlowNetwork::fill_component() {
     Direction& direction = directions_[c];
     direction.residual = direction.capacity;
     direction.unfrozen = direction.weight;
-    if (direction.unfrozen > 0) heap_.push_back(Share{direction.residual / direction.unfrozen, c});
+    if (direction.unfrozen > 0) heap_.push_back(Share{direction.residual / weight_factor(direction.unfrozen), c});
   }
   for (FlowId f : component_flows_) {
     flows_[f].frozen = false;
@@ -371,7 +381,7 @@ void FlowNetwork::run_filling(std::size_t unfrozen_flows) {
       if (direction.unfrozen == 0) continue;
       // Shares only grow as flows freeze, so an entry that no longer matches is stale; the current
       // value was pushed when it changed.
-      const double share = direction.residual / direction.unfrozen;
+      const double share = direction.residual / weight_factor(direction.unfrozen);
       if (share != top.share) continue;
       direction.round = round_;  // every flow on c freezes now; no need to re-push it
       for_each_entry(c, [&](const Entry& e) {
@@ -384,7 +394,7 @@ void FlowNetwork::run_filling(std::size_t unfrozen_flows) {
     for (DirectionId c : reshare_) {
       const Direction& direction = directions_[c];
       if (direction.unfrozen == 0) continue;  // emptied later in the same round
-      heap_.push_back(Share{direction.residual / direction.unfrozen, c});
+      heap_.push_back(Share{direction.residual / weight_factor(direction.unfrozen), c});
       std::push_heap(heap_.begin(), heap_.end(), ShareAfter{});
     }
   }
@@ -456,7 +466,7 @@ bool FlowNetwork::solve_locally(Duration now, std::vector<FlowId>& changed) {
 bool FlowNetwork::was_full(DirectionId c) const {
   if (directions_[c].departed != touch_epoch_) return false;
   double load = departed_load_[c];
-  for_each_entry(c, [&](const Entry& e) { load += flows_[e.flow].rate * e.weight; });
+  for_each_entry(c, [&](const Entry& e) { load += flows_[e.flow].rate * weight_factor(e.weight); });
   return load >= directions_[c].capacity * (1 - kLocalTolerance);
 }
 
@@ -464,7 +474,7 @@ bool FlowNetwork::arrivals_fit(DirectionId c) const {
   double load = 0;
   for_each_entry(c, [&](const Entry& e) {
     const Flow& flow = flows_[e.flow];
-    load += (flow.rate == 0 ? flow.bound : flow.rate) * e.weight;
+    load += (flow.rate == 0 ? flow.bound : flow.rate) * weight_factor(e.weight);
   });
   return load <= directions_[c].capacity * kSlackFraction;
 }
@@ -505,14 +515,14 @@ void FlowNetwork::fill_locally() {
           direction.unfrozen += e.weight;
           return;
         }
-        direction.residual -= other.rate * e.weight;  // keeps its rate: the filling passes it by
+        direction.residual -= other.rate * weight_factor(e.weight);  // keeps its rate: the filling passes it by
       });
       direction.residual = std::max(0.0, direction.residual);
     }
   }
   for (DirectionId c : component_directions_) {
     const Direction& direction = directions_[c];
-    heap_.push_back(Share{direction.residual / direction.unfrozen, c});
+    heap_.push_back(Share{direction.residual / weight_factor(direction.unfrozen), c});
   }
   run_filling(component_flows_.size());
 }
@@ -536,8 +546,8 @@ bool FlowNetwork::bottlenecks_hold() {
     direction.peak = 0;
     for_each_entry(c, [&](const Entry& e) {
       const double r = effective(e.flow);
-      direction.load += r * e.weight;
-      direction.load_before += flows_[e.flow].rate * e.weight;
+      direction.load += r * weight_factor(e.weight);
+      direction.load_before += flows_[e.flow].rate * weight_factor(e.weight);
       direction.peak = std::max(direction.peak, r);
     });
     if (direction.departed == touch_epoch_) direction.load_before += departed_load_[c];
@@ -729,7 +739,7 @@ Duration FlowNetwork::finish_time(FlowId id, Duration now) const {
 
 double FlowNetwork::load(DirectionId c) const {
   double sum = 0;
-  for_each_entry(c, [&](const Entry& e) { sum += flows_[e.flow].rate * e.weight; });
+  for_each_entry(c, [&](const Entry& e) { sum += flows_[e.flow].rate * weight_factor(e.weight); });
   return sum;
 }
 
@@ -757,7 +767,7 @@ void FlowNetwork::sum_direction_bytes() const {
   for (const RouteSpan& route : routes_) {
     if (route.bytes == 0) continue;
     for (std::uint32_t i = route.begin; i < route.begin + route.length; ++i)
-      direction_bytes_[route_directions_[i]] += route.bytes * route_weights_[i];
+      direction_bytes_[route_directions_[i]] += route.bytes * route_times_[i];
   }
   direction_bytes_stale_ = false;
 }

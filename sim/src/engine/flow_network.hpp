@@ -4,7 +4,9 @@
 // bytes along a route (a list of directions) at a rate that the network assigns by progressive
 // filling: repeatedly find the direction (or per-flow rate cap) with the smallest fair share, freeze
 // its unfrozen flows at that share, and subtract it from every direction they cross. The allocation is
-// exact and unique.
+// exact and unique. A flow may take more of a direction than its rate: its weight there (the times a
+// folded flow crosses it, times a per-byte cost such as NCCL's PCIe overhead through an Intel CPU), so
+// a direction holds sum(weight x rate) <= capacity and its share is residual / sum(unfrozen weights).
 //
 // Changes are batched: start()/finish() only record which directions were touched; reallocate() then
 // recomputes, in one pass, the connected components (flows linked by shared directions) that contain a
@@ -84,8 +86,13 @@ class FlowNetwork {
 
   /// Stores a route (non-empty list of directions); flows refer to it by id. Routes live as long as
   /// the network. A direction listed m times carries m x the flow's rate (a flow that stands for m
-  /// flows of a folded orbit, channel_fold.hpp); route() lists it once.
-  RouteId add_route(std::span<const DirectionId> directions);
+  /// flows of a folded orbit, channel_fold.hpp); route() lists it once. `costs`, when given (one per
+  /// listed direction, each in [1, kMaxCost]), is the capacity a byte of the flow takes on that
+  /// direction (NCCL's INTEL_P2P_OVERHEAD: 1.2 on the PCIe links of a path through an Intel CPU);
+  /// it is kept in thousandths (kWeightOne). Byte statistics
+  /// (direction_bytes) count bytes moved, not capacity taken.
+  RouteId add_route(std::span<const DirectionId> directions, std::span<const double> costs = {});
+  static constexpr double kMaxCost = 16.0;
   std::span<const DirectionId> route(RouteId id) const;
 
   /// Starts a flow of `bytes` (> 0) on `route` at time `now`, optionally capped at `rate_cap` bytes
@@ -115,7 +122,8 @@ class FlowNetwork {
   RouteId flow_route(FlowId flow) const { return flow_links_[flow].route; }
   std::size_t active_flows() const { return active_; }
 
-  /// Sum of the rates of the flows on a direction (bytes per picosecond). O(flows on the direction).
+  /// Capacity the flows on a direction take, the sum of their rates times their weights there (bytes
+  /// per picosecond). O(flows on the direction).
   double load(DirectionId c) const;
   /// Flows on a direction, in no particular order.
   std::size_t flow_count(DirectionId c) const { return directions_[c].count; }
@@ -189,19 +197,29 @@ class FlowNetwork {
     RouteId route = 0;
     FlowId next_vacated = 0;  ///< finished this instant: the next such flow on its route
   };
+  /// Weights are fixed point, kWeightOne to the unit: sums and differences of them are exact (the
+  /// filling tests them against 0), and weight_factor() divides, so that an integer weight, or a
+  /// cost in thousandths such as 1.2, is exactly the double it stands for (the runs without costs
+  /// are bit for bit those of plain integer weights).
+  static constexpr std::uint32_t kWeightOne = 1000;
+  static double weight_factor(std::uint32_t units) {
+    return units == kWeightOne ? 1.0 : double(units) / kWeightOne;  // a flow crossing once at no cost: the common case
+  }
   /// One hop of one active flow; `slot` is its Entry's position in its direction's list.
   struct Hop {
     DirectionId direction = 0;
     FlowId flow = 0;
     std::uint32_t slot = 0;
-    std::uint32_t weight = 1;  ///< times the flow crosses the direction (a folded flow's orbit)
+    /// Capacity taken per byte, in 1/kWeightOne: the times the flow crosses the direction (a folded
+    /// flow's orbit) times its cost there.
+    std::uint32_t weight = kWeightOne;
   };
   /// A flow on a direction, as the direction's list holds it: the flow and its hop's weight, so that
   /// walking a direction's flows needs no trip through hops_ (`hop` is kept for the swap-remove).
   struct Entry {
     FlowId flow = 0;
     std::uint32_t hop = 0;
-    std::uint32_t weight = 1;
+    std::uint32_t weight = kWeightOne;
   };
   struct RouteSpan {
     std::uint32_t begin = 0;
@@ -219,7 +237,7 @@ class FlowNetwork {
     double residual = 0;          ///< progressive filling scratch
     double bound_sum = 0;         ///< sum of Flow::bound x weight over its flows (kept while count >= 2)
     std::uint32_t count = 0;      ///< flows on it
-    std::uint32_t weight = 0;     ///< sum of their hops' weights: the flows a folded run stands for
+    std::uint32_t weight = 0;     ///< sum of their hops' weights (1/kWeightOne): the flows a folded run stands for
     std::uint32_t visit = 0;      ///< epoch marks for component search
     std::uint32_t unfrozen = 0;   ///< progressive filling scratch
     std::uint32_t round = 0;      ///< round marks: share already re-pushed this round
@@ -362,7 +380,8 @@ class FlowNetwork {
 
   // Routes, flows, hops.
   std::vector<DirectionId> route_directions_;  ///< each route's distinct directions, first occurrence order
-  std::vector<std::uint32_t> route_weights_;   ///< and how often the route lists each
+  std::vector<std::uint32_t> route_weights_;   ///< and the capacity a byte takes on each (1/kWeightOne)
+  std::vector<std::uint32_t> route_times_;     ///< and how often the route lists each
   std::vector<RouteSpan> routes_;
   std::vector<Flow> flows_;
   std::vector<FlowLink> flow_links_;  ///< per flow slot

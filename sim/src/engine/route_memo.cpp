@@ -9,22 +9,27 @@
 namespace ringlab::sim::detail {
 
 RouteMemo::RouteMemo(const Topology& topology, const SimOptions& options)
-    : topology_(&topology), waypoints_(options.waypoints), ecmp_(options.ecmp), seed_(options.ecmp_seed),
+    : topology_(&topology), detours_(options.detours), ecmp_(options.ecmp), seed_(options.ecmp_seed),
       router_(topology, options.ecmp, options.ecmp_seed) {}
 
 bool RouteMemo::serves(const Topology& topology, const SimOptions& options) const {
   return &topology == topology_ && options.ecmp == ecmp_ && options.ecmp_seed == seed_ &&
-         bool(options.waypoints) == bool(waypoints_);
+         bool(options.detours) == bool(detours_);
 }
 
-std::span<const DirectionId> RouteMemo::directions(DeviceId src, DeviceId dst, std::uint16_t channel) {
+RouteView RouteMemo::route(DeviceId src, DeviceId dst, std::uint16_t channel) {
   const PathKey key{src, dst, channel};
-  if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing)
-    return std::span<const DirectionId>(pool_).subspan(entries_[found].begin, entries_[found].count);
-  Route route = transfer_route(router_, waypoints_, src, dst, channel);
-  if (const auto kept = keep(key, route.directions)) return *kept;
-  scratch_ = std::move(route.directions);
-  return scratch_;
+  if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing) {
+    const Entry& e = entries_[found];
+    RouteView view{std::span<const DirectionId>(pool_).subspan(e.begin, e.count), {}};
+    if (e.costs != kNoCosts) view.costs = std::span<const double>(cost_pool_).subspan(e.costs, e.count);
+    return view;
+  }
+  TransferRoute route = transfer_route(router_, detours_, src, dst, channel);
+  has_costs_ = has_costs_ || !route.costs.empty();
+  if (const auto kept = keep(key, route.directions, route.costs)) return *kept;
+  scratch_ = std::move(route);
+  return RouteView{scratch_.directions, scratch_.costs};
 }
 
 void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::uint16_t> channels) {
@@ -33,8 +38,8 @@ void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::
     if (index_.find(PathKey{src, dst, c}) != PathCache::kMissing ||
         std::find(direct.begin(), direct.end(), c) != direct.end())
       continue;
-    if (waypoints_ && !waypoints_(src, dst, c).empty()) {
-      directions(src, dst, c);
+    if (detours_ && !detours_(src, dst, c).plain()) {
+      route(src, dst, c);
       continue;
     }
     direct.push_back(c);
@@ -45,14 +50,20 @@ void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::
     keep(PathKey{src, dst, std::uint16_t(direct[i])}, routes[i].directions);
 }
 
-std::optional<std::span<const DirectionId>> RouteMemo::keep(const PathKey& key,
-                                                            std::span<const DirectionId> directions) {
+std::optional<RouteView> RouteMemo::keep(const PathKey& key, std::span<const DirectionId> directions,
+                                         std::span<const double> costs) {
   if (pool_.size() + directions.size() > kBudget) return std::nullopt;
-  const Entry entry{pool_.size(), std::uint32_t(directions.size())};
+  Entry entry{pool_.size(), std::uint32_t(directions.size())};
   pool_.insert(pool_.end(), directions.begin(), directions.end());
+  RouteView view{std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count), {}};
+  if (!costs.empty()) {
+    entry.costs = std::uint32_t(cost_pool_.size());
+    cost_pool_.insert(cost_pool_.end(), costs.begin(), costs.end());
+    view.costs = std::span<const double>(cost_pool_).subspan(entry.costs, entry.count);
+  }
   index_.insert(key, std::uint32_t(entries_.size()));
   entries_.push_back(entry);
-  return std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count);
+  return view;
 }
 
 }  // namespace ringlab::sim::detail

@@ -35,7 +35,7 @@ CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
 }  // namespace
 
 /// What a sweep shares between its sizes. Routes are kept per routing setup: the request's own, and
-/// NCCL's (its view of the cluster, channels pinned to rails, transports' waypoints).
+/// NCCL's (its view of the cluster, channels pinned to rails, transports' detours).
 struct CollectiveSweep::State {
   State(const Topology& t, CollectiveRequest r) : cluster(t), request(std::move(r)) {}
   const Topology& cluster;
@@ -47,7 +47,7 @@ struct CollectiveSweep::State {
   std::string view_unavailable;        ///< why NCCL's view cannot be made
   std::string transports_unavailable;  ///< why its transports cannot be made
   std::optional<Topology> view;
-  Waypoints waypoints;
+  Detours detours;
   std::shared_ptr<detail::RouteMemo> nccl_routes;
 };
 
@@ -149,9 +149,10 @@ void prepare_nccl(State& state) {
   try {
     const Topology& topology = state.view ? *state.view : state.cluster;
     auto transports = std::make_shared<const NcclTransports>(topology, request.nccl_env, EcmpPolicy::Channel);
-    if (transports->stages(request.order.ranks))
-      state.waypoints = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
-        return transports->connect(src, dst, channel).waypoints;
+    if (transports->detours(request.order.ranks))
+      state.detours = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
+        const NcclConnection c = transports->connect(src, dst, channel);
+        return Detour{c.waypoints, c.pcie_cost, c.costed_legs};
       };
   } catch (const std::invalid_argument& e) {
     state.transports_unavailable = e.what();
@@ -183,7 +184,7 @@ CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, Colle
   options.start_latency = choice.latency;
   options.link_latencies = false;
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
-  options.waypoints = state.waypoints;
+  options.detours = state.detours;
   CollectiveOutcome out = run_spec(topology, request, spec, options, routes_for(state.nccl_routes, topology, options));
   if (out.result) apply_model_rate(*out.result, choice, spec.message);
   const std::string label = "nccl:" + choice.name;

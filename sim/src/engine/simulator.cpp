@@ -460,13 +460,15 @@ const Path& Run<Dag>::path_of(Id send, const Op& op) {
     slot = found;
     return paths_[found];
   }
-  const std::span<const DirectionId> route = routes_.directions(key.src, key.dst, op.channel);
+  const detail::RouteView view = routes_.route(key.src, key.dst, op.channel);
+  const std::span<const DirectionId> route = view.directions;
   Path path;
   if (fold_) {
+    assert(view.costs.empty() && "no fold where routes have costs (find_fold)");
     fold_->fold_route(route, folded_);
     path.route = network_.add_route(folded_);
   } else {
-    path.route = network_.add_route(route);
+    path.route = network_.add_route(route, view.costs);
   }
   for (DirectionId c : route) {
     path.overhead = std::max(path.overhead, model_.overhead[c]);
@@ -907,8 +909,12 @@ struct Simulator::Engine {
       const DeviceId src = schedule.endpoints()[send.at].device, dst = schedule.endpoints()[send.peer].device;
       if (src != dst) routes->route_channels(src, dst, channels);
     };
-    return ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead},
-                             prefetch);
+    auto fold = ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead},
+                                  prefetch);
+    // A proved fold has routed every send. Its orbits map directions, not the costs a detour puts on
+    // some flows' bytes (nccl_transport.hpp's PCIe overhead), so a run with costs is not folded.
+    if (fold && routes->has_costs()) return std::nullopt;
+    return fold;
   }
 };
 

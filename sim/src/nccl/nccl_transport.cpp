@@ -23,6 +23,10 @@ constexpr NcclPath kDefaultP2pLevel = NcclPath::Pxb;  // paths.cc ncclTopoCheckP
 constexpr NcclPath kDefaultGdrLevel = NcclPath::Pxb;  // paths.cc ncclTopoCheckGdr (no C2C in ringlab)
 constexpr int kGdrReadMinSm = 80;                     // ncclTopoCheckGdr: "Disable GDR Reads pre-Ampere"
 constexpr DeviceId kNone = UINT32_MAX;
+// INTEL_P2P_OVERHEAD (src/graph/topo.h, bw * 6 / 5; applied in search.cc followPath, the same from
+// v2.19 to v2.28): "P2P inefficiency through Intel CPU RC", a path from a GPU through one x86 Intel
+// CPU (PATH_PHB) takes 6/5 of its bandwidth on each PCIe link it crosses.
+constexpr double kIntelP2pOverhead = 6.0 / 5.0;
 
 bool is_nvlink_kind(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
@@ -40,6 +44,17 @@ DeviceId nearest_in_host(const Topology& topology, DeviceId from, DeviceKind kin
     }
   }
   return best;
+}
+
+/// Whether NCCL would read `cpu` as an x86 Intel CPU (ncclTopoAddCpu: vendor from CPUID). ringlab
+/// names a CPU by its socket links: xGMI is AMD's, smp, qpi and upi_* Intel's; a CPU without one is
+/// ringlab's default CPU, Intel's (the default `cpu_link`, smp, is Skylake-class UPI).
+bool intel_cpu(const Topology& topology, DeviceId cpu) {
+  for (const Adjacency& adj : topology.neighbors(cpu)) {
+    const LinkKind k = topology.link(adj.link).kind;
+    if (link_family(k) == LinkFamily::Smp) return k != LinkKind::Xgmi;
+  }
+  return true;
 }
 
 bool has_nvlink(const Topology& topology, DeviceId gpu) {
@@ -83,6 +98,32 @@ struct NcclTransports::Impl {
     if (cpus > 1) return NcclPath::Sys;
     if (cpus == 1) return NcclPath::Phb;
     return switches > 1 ? NcclPath::Pxb : NcclPath::Pix;
+  }
+
+  /// The capacity a byte of a GPU's path along `route` takes on its PCIe links: kIntelP2pOverhead when
+  /// the path is PHB through an Intel CPU, else 1.
+  double pcie_cost(const Route& route) const {
+    if (classify(route) != NcclPath::Phb) return 1.0;
+    for (std::size_t i = 0; i + 1 < route.directions.size(); ++i) {
+      const DeviceId x = topology.direction_target(route.directions[i]);
+      if (topology.device(x).kind == DeviceKind::Cpu) return intel_cpu(topology, x) ? kIntelP2pOverhead : 1.0;
+    }
+    return 1.0;
+  }
+
+  /// The sending side of a NET connection from `gpu` by `nic` (no PXN relay): the devices its bytes
+  /// pass up to and including the NIC, and their PCIe cost (NCCL's path from the GPU to the NIC:
+  /// through the GPU's local CPU without GPUDirect RDMA reads, paths.cc addInterStep).
+  struct SendSide {
+    std::vector<DeviceId> via;
+    double pcie_cost = 1.0;
+  };
+  SendSide send_side(DeviceId gpu, DeviceId nic, bool gdr_read) const {
+    if (gdr_read) return SendSide{{nic}, pcie_cost(router.route(gpu, nic))};
+    const DeviceId cpu = nearest_in_host(topology, gpu, DeviceKind::Cpu);
+    if (cpu == kNone) return SendSide{{nic}, 1.0};
+    const DeviceId via_cpu[] = {cpu};
+    return SendSide{{cpu, nic}, pcie_cost(router.route_via(gpu, via_cpu, nic))};
   }
 
   /// ncclTopoCheckP2p: within the P2P level, and NVML's P2P status (PCIe peer access by the driver).
@@ -218,9 +259,17 @@ struct NcclTransports::Impl {
     const DeviceId relay = pxn_relay(src, nic_out);
     c.send_gdr = relay != kNone || gdr(src, nic_out, true);
     c.recv_gdr = gdr(dst, nic_in, false);
-    if (relay != kNone) c.waypoints.insert(c.waypoints.end(), {relay, nic_out});
-    else if (!c.send_gdr) c.waypoints.insert(c.waypoints.end(), {nearest_in_host(topology, src, DeviceKind::Cpu), nic_out});
-    else if (pinned) c.waypoints.push_back(nic_out);
+    if (relay != kNone) {
+      c.waypoints.insert(c.waypoints.end(), {relay, nic_out});
+    } else {
+      // NCCL's overhead counts on the sending side only: its receiving path starts at the NIC.
+      SendSide send = send_side(src, nic_out, c.send_gdr);
+      if (send.pcie_cost != 1.0) {
+        c.pcie_cost = send.pcie_cost;
+        c.costed_legs = std::uint8_t(send.via.size());
+      }
+      if (!c.send_gdr || pinned || c.costed_legs > 0) c.waypoints = std::move(send.via);
+    }
     if (!c.recv_gdr) c.waypoints.insert(c.waypoints.end(), {nic_in, nearest_in_host(topology, dst, DeviceKind::Cpu)});
     else if (pinned) c.waypoints.push_back(nic_in);
     std::erase(c.waypoints, kNone);
@@ -241,7 +290,13 @@ NcclConnection NcclTransports::connect(DeviceId src, DeviceId dst, std::uint64_t
   if (t.device(src).host == kNoHost || t.device(src).host != t.device(dst).host) return impl_->net(src, dst, channel);
   NcclConnection c;
   c.path = path_type(src, dst);
-  if (impl_->p2p(src, dst, c.path)) return c;
+  if (impl_->p2p(src, dst, c.path)) {
+    if (c.path == NcclPath::Phb) {  // P2P through a CPU (NCCL_P2P_LEVEL PHB or SYS)
+      c.pcie_cost = impl_->pcie_cost(impl_->router.route(src, dst));
+      c.costed_legs = c.pcie_cost != 1.0 ? 1 : 0;
+    }
+    return c;
+  }
   if (!impl_->env.shm) return impl_->net(src, dst, channel);
   c.transport = NcclTransport::Shm;
   const DeviceId cpu = nearest_in_host(t, dst, DeviceKind::Cpu);
@@ -249,6 +304,10 @@ NcclConnection NcclTransports::connect(DeviceId src, DeviceId dst, std::uint64_t
     throw std::invalid_argument("NCCL has no transport from " + t.device(src).name + " to " + t.device(dst).name +
                                 ": no P2P between them and no CPU in the node for SHM");
   c.waypoints.push_back(cpu);
+  // NCCL's path through host memory (paths.cc addInterStep through the receiver's CPU) is PHB when
+  // both GPUs hang off that CPU, and pays the Intel overhead on both legs.
+  c.pcie_cost = impl_->pcie_cost(impl_->router.route_via(src, c.waypoints, dst));
+  c.costed_legs = c.pcie_cost != 1.0 ? 2 : 0;
   return c;
 }
 
@@ -271,6 +330,7 @@ std::vector<std::vector<DeviceId>> ranks_by_host(const Topology& t, std::span<co
 struct NcclTransports::Count {
   int shm = 0, pairs = 0;        ///< ordered GPU pairs inside nodes: not P2P, all
   int staged = 0, gpu_nics = 0;  ///< (GPU, NIC) pairs of a node without GPUDirect both ways, all
+  int costed_pairs = 0, costed_nics = 0;  ///< GPU pairs and GPU-NIC pairs whose PCIe pays the Intel overhead
 };
 
 NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ranks, bool first_only) const {
@@ -282,7 +342,10 @@ NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ra
       for (DeviceId b : gpus) {
         if (a == b) continue;
         ++n.pairs;
-        if (connect(a, b).transport != NcclTransport::P2p && ++n.shm && first_only) return n;
+        const NcclConnection c = connect(a, b);
+        n.costed_pairs += c.costed_legs > 0;
+        if (c.transport != NcclTransport::P2p && ++n.shm && first_only) return n;
+        if (n.costed_pairs > 0 && first_only) return n;
       }
   if (hosts.size() < 2) return n;
   std::unordered_map<HostId, std::vector<DeviceId>> nics;  // per host, in id order (one pass, not one per host)
@@ -295,16 +358,19 @@ NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ra
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
         const NcclPath path = impl_->path_type(a, nic);
-        const bool direct = impl_->gdr(a, nic, path, true) && impl_->gdr(a, nic, path, false);
+        const bool read = impl_->gdr(a, nic, path, true);
+        const bool direct = read && impl_->gdr(a, nic, path, false);
+        n.costed_nics += impl_->send_side(a, nic, read).pcie_cost != 1.0;
         if (!direct && ++n.staged && first_only) return n;
+        if (n.costed_nics > 0 && first_only) return n;
       }
   }
   return n;
 }
 
-bool NcclTransports::stages(std::span<const DeviceId> ranks) const {
+bool NcclTransports::detours(std::span<const DeviceId> ranks) const {
   const Count n = count_staging(ranks, true);
-  return n.shm > 0 || n.staged > 0;
+  return n.shm > 0 || n.staged > 0 || n.costed_pairs > 0 || n.costed_nics > 0;
 }
 
 std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
@@ -316,6 +382,12 @@ std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
   if (n.staged > 0)
     out += (out.empty() ? "" : "; ") + std::string("NET through host memory for ") + std::to_string(n.staged) +
            " of " + std::to_string(n.gpu_nics) + " GPU-NIC pairs";
+  std::string costed;
+  if (n.costed_pairs > 0) costed = std::to_string(n.costed_pairs) + " of " + std::to_string(n.pairs) + " GPU pairs";
+  if (n.costed_nics > 0)
+    costed += (costed.empty() ? "" : " and ") + std::to_string(n.costed_nics) + " of " + std::to_string(n.gpu_nics) +
+              " GPU-NIC sends";
+  if (!costed.empty()) out += (out.empty() ? "" : "; ") + std::string("PCIe through an Intel CPU at 1.2x for ") + costed;
   return out.empty() ? out : "nccl transports: " + out;
 }
 

@@ -15,7 +15,12 @@
 //   GPU nearest it), and a sender whose path to its NIC goes through a CPU relays through that NIC's
 //   own GPU over NVLink where NCCL's PXN rule allows (NCCL_PXN_DISABLE=0). Under NCCL_CROSS_NIC=0 the
 //   connection leaves by the sender's NIC of the receiving NIC's rail (NIC i is rail i).
-// The simulator routes a transfer through the waypoints connect() returns (SimOptions::waypoints).
+// - A sender's path through one Intel CPU (PATH_PHB: SHM between GPUs of that CPU, a NET send through
+//   its host memory, P2P at NCCL_P2P_LEVEL PHB) takes 1.2x its bytes on each PCIe link of the path, as
+//   NCCL's search charges it (INTEL_P2P_OVERHEAD, "P2P inefficiency through Intel CPU RC"); a CPU is
+//   Intel's unless its socket links are xGMI (a one-socket CPU is ringlab's default, Intel's).
+// The simulator routes a transfer through the waypoints connect() returns, at its PCIe cost
+// (SimOptions::detours).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,11 @@ struct NcclConnection {
   bool recv_gdr = false;           ///< NET: the receiving NIC writes GPU memory directly
   std::vector<DeviceId> waypoints; ///< devices the bytes pass between source and destination, in order;
                                    ///< empty: the router's direct route
+  /// NCCL's INTEL_P2P_OVERHEAD: the capacity a byte takes on the PCIe links of the first
+  /// `costed_legs` legs of the route through the waypoints (Detour, simulator.hpp): 1.2 where the
+  /// sender's path goes through one Intel CPU (PATH_PHB), else 1 with no costed legs.
+  double pcie_cost = 1.0;
+  std::uint8_t costed_legs = 0;
 };
 
 /// NCCL's transport decisions over one topology and environment. Const methods are thread-safe (the
@@ -62,10 +72,11 @@ class NcclTransports {
   /// NVLink only, else Sys across CPU sockets, Phb through one CPU, Pxb through several PCIe
   /// switches, Pix through one. Loc for a == b.
   NcclPath path_type(DeviceId a, DeviceId b) const;
-  /// Whether NCCL moves any bytes among `ranks` through host memory or a NIC loopback (a pair of
-  /// one host without P2P, or a GPU and NIC of a host without GPUDirect RDMA in either direction):
-  /// only then does the simulator need waypoints. O(pairs per host + GPUs x NICs) routes.
-  bool stages(std::span<const DeviceId> ranks) const;
+  /// Whether any connection among `ranks` leaves the direct route at line rate: bytes through host
+  /// memory or a NIC loopback (a pair of one host without P2P, or a GPU and NIC of a host without
+  /// GPUDirect RDMA in either direction), or a sender's PCIe through an Intel CPU at NCCL's overhead.
+  /// Only then does the simulator need detours. O(pairs per host + GPUs x NICs) routes.
+  bool detours(std::span<const DeviceId> ranks) const;
   /// What goes through host memory among `ranks`, for a report header: "" when every pair of a node
   /// uses P2P and every GPU-NIC pair GPUDirect RDMA; else, e.g., "nccl transports: SHM for 2 of 2 GPU
   /// pairs inside nodes; NET through host memory for 16 of 16 GPU-NIC pairs".

@@ -45,8 +45,21 @@ struct Progress {
 /// Events between two progress reports and cancellation checks (a few milliseconds of work).
 inline constexpr std::uint64_t kProgressInterval = std::uint64_t(1) << 16;
 
-/// Devices a transfer from src to dst on `channel` passes, in order (SimOptions::waypoints).
-using Waypoints = std::function<std::vector<DeviceId>(DeviceId src, DeviceId dst, std::uint16_t channel)>;
+/// How a transfer goes where it does not take the router's direct route at line rate
+/// (SimOptions::detours): the devices it passes, and what its bytes cost on PCIe links.
+struct Detour {
+  /// Devices passed between source and destination, in order (the route is Router::route_via);
+  /// empty: the direct route.
+  std::vector<DeviceId> via;
+  /// Capacity one byte takes on each PCIe link of the route's first `costed_legs` legs (leg i ends
+  /// at via[i], the last at the destination), >= 1; 1 elsewhere. NCCL's INTEL_P2P_OVERHEAD
+  /// (nccl_transport.hpp) is 1.2.
+  double pcie_cost = 1.0;
+  std::uint8_t costed_legs = 0;
+  /// The direct route at line rate.
+  bool plain() const { return via.empty() && (costed_legs == 0 || pcie_cost == 1.0); }
+};
+using Detours = std::function<Detour(DeviceId src, DeviceId dst, std::uint16_t channel)>;
 
 struct SimOptions {
   EcmpPolicy ecmp = EcmpPolicy::Hash;
@@ -65,11 +78,12 @@ struct SimOptions {
   /// Time the links' hop latencies and per-message overheads. Off under Algorithm::Nccl, where
   /// start_latency holds NCCL's whole latency model and the flows supply the bandwidth term.
   bool link_latencies = true;
-  /// Devices a transfer passes between its endpoints, in order, for transports that stage data in
-  /// host memory (NCCL's SHM, and NET without GPUDirect RDMA: nccl_transport.hpp); the route is then
-  /// Router::route_via. Called once per (source, destination, channel) a schedule uses; empty
-  /// function or empty list: the direct route.
-  Waypoints waypoints;
+  /// How transfers go where a transport stages data in host memory (NCCL's SHM, and NET without
+  /// GPUDirect RDMA: nccl_transport.hpp) or pays for PCIe through an Intel CPU: the route is then
+  /// Router::route_via its devices, with its costs. Called once per (source, destination, channel) a
+  /// schedule uses; empty function or plain() detour: the direct route. The SimGrid engine takes
+  /// the devices and not the costs.
+  Detours detours;
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
   /// Test hook: after every bandwidth reallocation verify that no link direction carries more than its
@@ -101,7 +115,7 @@ class Simulator {
   explicit Simulator(const Topology& topology, SimOptions options = {});
   /// The same, taking each connection's route from `routes` and keeping new ones there, so that the
   /// simulators of a sweep route each connection once (CollectiveSweep). Precondition:
-  /// routes->serves(topology, options) (std::invalid_argument otherwise), and `options.waypoints`
+  /// routes->serves(topology, options) (std::invalid_argument otherwise), and `options.detours`
   /// is the function `routes` was made with.
   Simulator(const Topology& topology, SimOptions options, std::shared_ptr<detail::RouteMemo> routes);
   ~Simulator();
