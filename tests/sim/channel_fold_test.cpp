@@ -38,7 +38,7 @@ Topology dgx_h100_leaf_spine(int nodes, int spines, double oversubscription) {
 Topology with_slow_link(const Topology& t, LinkId slow) {
   Topology out;
   for (const Rack& r : t.racks()) out.add_rack(r.name);
-  for (const Host& h : t.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  for (const Host& h : t.hosts()) out.add_host(h.name, h.rack, h.template_name, h.cpu_vendor);
   for (const Device& d : t.devices()) out.add_device(d);
   for (LinkId l = 0; l < t.link_count(); ++l) {
     Link link = t.link(l);

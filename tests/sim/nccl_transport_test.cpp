@@ -131,7 +131,24 @@ TEST_CASE("nccl transports: P2P up to PXB by default, SHM through the receiver's
   CHECK(sys.detours(t.gpus()));
   const std::vector<DeviceId> far_pair{g0, g7};
   CHECK_FALSE(sys.detours(far_pair));
-  // On AMD CPUs (xGMI socket links) NCCL charges no overhead.
+  // On AMD CPUs (xGMI socket links, or a host's cpu_vendor) NCCL charges no overhead, nor on Arm.
+  for (const CpuVendor v : {CpuVendor::Amd, CpuVendor::Other}) {
+    ClusterSpec one;
+    one.nodes = 1;
+    one.node.gpus = 4;
+    one.node.gpu_model = GpuModel::Rtx4090;
+    one.node.pcie_switches = 2;
+    one.node.cpus = 1;
+    one.node.nics = 0;
+    one.node.cpu_vendor = v;
+    one.fabric.kind = FabricKind::None;
+    const Topology single = make_cluster(one);
+    CHECK(NcclTransports(single, NcclEnv{}).connect(single.gpus()[0], single.gpus()[2]).transport == NcclTransport::Shm);
+    CHECK(NcclTransports(single, NcclEnv{}).connect(single.gpus()[0], single.gpus()[2]).costed_legs == 0);
+    one.node.cpu_vendor = CpuVendor::Intel;
+    const Topology intel = make_cluster(one);
+    CHECK(NcclTransports(intel, NcclEnv{}).connect(intel.gpus()[0], intel.gpus()[2]).costed_legs == 2);
+  }
   const Topology amd = pcie_cluster(1, 8, 4, 2, 0, GpuModel::L40S, Transport::Rdma, LinkKind::Xgmi);
   CHECK(NcclTransports(amd, NcclEnv{}).connect(device(amd, "node0/gpu0"), device(amd, "node0/gpu2")).costed_legs == 0);
   CHECK(NcclTransports(amd, NcclEnv{}).summary(amd.gpus()) ==

@@ -133,6 +133,21 @@ TEST_CASE("NCCL XML: the CPUs' vendor and CPUID model pick the socket link kind 
     CAPTURE(attrs);
     CHECK(count_links(with_cpus(attrs), kind) == 1);
   }
+  // The host's CPU vendor, as NCCL tells them apart (Intel's PCIe overhead depends on it): x86_64 by
+  // the CPUID vendor, another arch or vendor Other; none given, ringlab's default (Intel), said so.
+  const std::vector<std::pair<std::string, CpuVendor>> vendors{
+      {R"(arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143")", CpuVendor::Intel},
+      {R"(arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="1")", CpuVendor::Amd},
+      {R"(arch="x86_64" vendor="HygonGenuine")", CpuVendor::Other},
+      {R"(arch="arm64")", CpuVendor::Other},
+      {"", CpuVendor::Intel},
+  };
+  for (const auto& [attrs, vendor] : vendors) {
+    CAPTURE(attrs);
+    CHECK(with_cpus(attrs).host(0).cpu_vendor == vendor);
+  }
+  const std::string one = "<system version=\"1\"><cpu numaid=\"0\">" + gpu + "</cpu></system>";
+  CHECK(any_contains(parse_nccl_topo_xml(one, "one.xml").report.assumptions, "names no vendor: an Intel CPU"));
 }
 
 TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NVLink, PCIe tree, bandwidths",
@@ -174,6 +189,14 @@ TEST_CASE("NCCL XML export: a named socket link writes its CPUs, the default smp
   write_nccl_xml(spr, make_cluster(spec), 0);
   CHECK_THAT(spr.str(), Catch::Contains(R"(vendor="GenuineIntel" familyid="6" modelid="143")"));
   CHECK(count_links(parse_nccl_topo_xml(spr.str(), "spr.xml").node, LinkKind::UpiSpr) == 1);
+  // One AMD socket has no socket link to name it: its vendor writes it, and reads back.
+  spec.node.cpus = 1;
+  spec.node.cpu_vendor = CpuVendor::Amd;
+  spec.node.cpu_link = LinkKind::Xgmi;
+  std::ostringstream amd;
+  write_nccl_xml(amd, make_cluster(spec), 0);
+  CHECK_THAT(amd.str(), Catch::Contains(R"(vendor="AuthenticAMD")"));
+  CHECK(parse_nccl_topo_xml(amd.str(), "amd.xml").node.host(0).cpu_vendor == CpuVendor::Amd);
 }
 
 TEST_CASE("NCCL XML: PCIe gen3 x8 and an Ethernet NIC directly in the <cpu>", "[import][nccl]") {

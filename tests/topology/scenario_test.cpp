@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/export.hpp"
 
 using namespace ringlab;
 using namespace ringlab::literals;
@@ -230,4 +231,55 @@ TEST_CASE("zero durations need no unit, workload, strategy and simulate are kept
   CHECK(s.cluster.link(0).latency == Duration{});
   CHECK(s.workload["sizes"][1] == "1GiB");
   CHECK(s.simulate["seed"] == 7);
+}
+
+TEST_CASE("a host's CPU vendor: from the template, the node's cpu_vendor or cpu_link, or an explicit host's key",
+          "[scenario]") {
+  auto vendor_of = [](const std::string& node) {
+    const Scenario s = parse_scenario(
+        with_cluster(R"({"generate": {"nodes": 1, "node": )" + node + R"(, "fabric": {"kind": "none"}}})"), "x.json");
+    return s.cluster.host(0).cpu_vendor;
+  };
+  CHECK(vendor_of(R"({"template": "dgx_h100"})") == CpuVendor::Intel);       // 2x Xeon 8480C
+  CHECK(vendor_of(R"({"template": "dgx_a100"})") == CpuVendor::Amd);         // 2x EPYC 7742
+  CHECK(vendor_of(R"({"template": "gb200_nvl72"})") == CpuVendor::Other);    // Grace
+  CHECK(vendor_of(R"({"template": "dgx_a100", "cpu_link": "upi_spr"})") == CpuVendor::Intel);
+  CHECK(vendor_of(R"({"gpus": 2, "cpus": 1, "cpu_link": "xgmi"})") == CpuVendor::Amd);
+  CHECK(vendor_of(R"({"gpus": 2, "cpus": 1, "cpu_vendor": "amd"})") == CpuVendor::Amd);
+  CHECK(vendor_of(R"({"template": "gb200_nvl72", "cpu_link": "smp"})") == CpuVendor::Other);
+  // A vendor alone brings its socket link: two AMD sockets are joined by xGMI.
+  const Scenario amd = parse_scenario(with_cluster(R"({"generate": {"nodes": 1,
+      "node": {"gpus": 2, "cpus": 2, "cpu_vendor": "amd"}, "fabric": {"kind": "none"}}})"),
+                                      "x.json");
+  CHECK(link_between(amd.cluster, "node0/cpu0", "node0/cpu1").kind == LinkKind::Xgmi);
+  // Both given and at odds: an error that names the key.
+  try {
+    parse_scenario(with_cluster(R"({"generate": {"nodes": 1,
+        "node": {"gpus": 2, "cpu_vendor": "intel", "cpu_link": "xgmi"}, "fabric": {"kind": "none"}}})"),
+                   "x.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("cpu_vendor") && Catch::Contains("intel CPUs with cpu_link xgmi"));
+  }
+  // Explicit hosts: the key, else the vendor of their CPUs' socket link, else Intel; written back as given.
+  const Scenario explicit_hosts = parse_scenario(with_cluster(R"({
+      "hosts": [{"name": "a", "cpu_vendor": "other"}, {"name": "b"}, {"name": "c"}],
+      "devices": [{"name": "a/gpu0", "kind": "gpu", "host": "a"}, {"name": "a/cpu0", "kind": "cpu", "host": "a"},
+                  {"name": "b/gpu0", "kind": "gpu", "host": "b"}, {"name": "b/cpu0", "kind": "cpu", "host": "b"},
+                  {"name": "b/cpu1", "kind": "cpu", "host": "b"},
+                  {"name": "c/gpu0", "kind": "gpu", "host": "c"}, {"name": "c/cpu0", "kind": "cpu", "host": "c"},
+                  {"name": "sw", "kind": "leaf"}],
+      "links": [{"a": "a/gpu0", "b": "a/cpu0", "kind": "pcie4"}, {"a": "b/gpu0", "b": "b/cpu0", "kind": "pcie4"},
+                {"a": "b/cpu0", "b": "b/cpu1", "kind": "xgmi"}, {"a": "c/gpu0", "b": "c/cpu0", "kind": "pcie4"},
+                {"a": "a/gpu0", "b": "sw", "kind": "eth100"}, {"a": "b/gpu0", "b": "sw", "kind": "eth100"},
+                {"a": "c/gpu0", "b": "sw", "kind": "eth100"}]})"),
+                                                  "x.json");
+  CHECK(explicit_hosts.cluster.host(0).cpu_vendor == CpuVendor::Other);
+  CHECK(explicit_hosts.cluster.host(1).cpu_vendor == CpuVendor::Amd);
+  CHECK(explicit_hosts.cluster.host(2).cpu_vendor == CpuVendor::Intel);
+  const nlohmann::json doc{{"ringlab", 1}, {"cluster", cluster_json(explicit_hosts.cluster)}};
+  const Scenario again = parse_scenario(doc.dump(), "again.json");
+  for (HostId h = 0; h < 3; ++h) CHECK(again.cluster.host(h).cpu_vendor == explicit_hosts.cluster.host(h).cpu_vendor);
+  CHECK(doc["cluster"]["hosts"][0]["cpu_vendor"] == "other");
+  CHECK_FALSE(doc["cluster"]["hosts"][2].contains("cpu_vendor"));
 }

@@ -50,6 +50,7 @@ nlohmann::ordered_json cluster_json(const Topology& t) {
   for (const Host& h : t.hosts()) {
     Json j{{"name", h.name}};
     if (h.rack != kNoRack) j["rack"] = t.rack(h.rack).name;
+    if (h.cpu_vendor != CpuVendor::Intel) j["cpu_vendor"] = to_string(h.cpu_vendor);
     hosts.push_back(std::move(j));
   }
   for (const Device& d : t.devices()) {

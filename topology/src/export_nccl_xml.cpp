@@ -25,7 +25,8 @@ constexpr double kBitsPerMbit = 1e6;
 constexpr double kRelativeTolerance = 1e-9;
 
 /// A CPU that NCCL's ncclTopoAddCpu maps to each named socket link kind (src/graph/topo.cc: Intel family
-/// 6 by model, AMD by vendor), written on every <cpu> of a host with several sockets so that NCCL, and
+/// 6 by model, AMD by vendor), written on every <cpu> of a host with several sockets (and on a one-socket
+/// AMD host's, as Rome) so that NCCL, and
 /// the importer, see the same CPUs: Broadwell-EP 0x4F, Sapphire Rapids 0x8F, Emerald Rapids 0xCF, AMD
 /// Rome (family 0x17, model 0x31). The default `smp` names no CPU: its <cpu>s carry no such attributes,
 /// and NCCL fills them in from the machine it runs on (as the importer reads them back as smp).
@@ -106,7 +107,8 @@ class NcclWriter {
   }
 
  private:
-  /// The CPUs behind the host's socket link kind, or null with a single socket or the default smp.
+  /// The CPUs behind the host's socket link kind; a one-socket AMD host's, Rome's; else null (a single
+  /// Intel or other socket, or the default smp).
   const CpuIdentity* cpu_identity(const std::vector<DeviceId>& cpus) const {
     for (DeviceId c : cpus)
       for (const Adjacency& a : t_.neighbors(c)) {
@@ -115,6 +117,9 @@ class NcclWriter {
         for (const CpuIdentity& id : kCpuIdentities)
           if (id.link == kind) return &id;
       }
+    if (t_.host(host_).cpu_vendor != CpuVendor::Amd) return nullptr;
+    for (const CpuIdentity& id : kCpuIdentities)
+      if (id.link == LinkKind::Xgmi) return &id;
     return nullptr;
   }
 

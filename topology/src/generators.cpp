@@ -258,6 +258,11 @@ void check_node(Checker& c, const NodeSpec& n, bool needs_nics) {
   c.family("node/pcie", n.pcie, link_family(n.pcie) == LinkFamily::Pcie, "a PCIe generation (pcie3 .. pcie6)");
   c.family("node/cpu_link", n.cpu_link, link_family(n.cpu_link) == LinkFamily::Smp,
            "a CPU socket link kind (smp, qpi, upi_spr, upi_emr, xgmi)");
+  if (n.cpus > 1 && n.cpu_vendor && link_family(n.cpu_link) == LinkFamily::Smp &&
+      !cpu_vendor_matches(*n.cpu_vendor, n.cpu_link))
+    c.add("node/cpu_vendor", std::string(to_string(*n.cpu_vendor)) + " CPUs with cpu_link " +
+                                 std::string(to_string(n.cpu_link)) +
+                                 ": expected xgmi for amd, smp, qpi, upi_spr or upi_emr for intel, smp for other");
   c.family("node/nic", n.nic, is_network(n.nic), "an InfiniBand or Ethernet port kind");
   if (n.transport == Transport::None) c.add("node/transport", "expected rdma, tcp, srd or tcpx");
   if (n.transport != Transport::Rdma && link_family(n.nic) == LinkFamily::InfiniBand)
@@ -452,7 +457,8 @@ void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std
 NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId rack,
                  std::optional<DeviceId> domain_switch) {
   NodeIds ids;
-  ids.host = t.add_host(name, rack, std::string(to_string(n.base)));
+  ids.host = t.add_host(name, rack, std::string(to_string(n.base)),
+                        n.cpu_vendor.value_or(socket_link_vendor(n.cpu_link).value_or(CpuVendor::Intel)));
   const auto gpus = add_devices(t, ids.host, name, DeviceKind::Gpu, "gpu", n.gpus, n.gpu_model);
   add_gpu_interconnect(t, n, ids.host, name, gpus, domain_switch);
   const auto cpus = add_devices(t, ids.host, name, DeviceKind::Cpu, "cpu", n.cpus);
@@ -663,6 +669,7 @@ NodeSpec node_template(NodeTemplate t) {
   n.cpus = row.cpus;
   for (const TemplateCpuLink& c : kTemplateCpuLinks)
     if (c.id == t) n.cpu_link = c.cpu_link;
+  if (t == NodeTemplate::Gb200Nvl72) n.cpu_vendor = CpuVendor::Other;  // 2x Grace (Arm Neoverse V2) per tray
   n.pcie = row.pcie;
   n.pcie_lanes = link_defaults(row.pcie).default_lanes;
   n.pcie_switches = row.pcie_switches;

@@ -98,7 +98,7 @@ void check_connected(const Fabric& f, ProblemList& problems) {
 
 /// Copies the single host of `layout` into `out` as host `name`; returns the new ids of its devices.
 std::vector<DeviceId> stamp(Topology& out, const Topology& layout, const std::string& name) {
-  const HostId host = out.add_host(name);
+  const HostId host = out.add_host(name, kNoRack, {}, layout.host(0).cpu_vendor);
   const std::string& old_name = layout.host(0).name;
   std::vector<DeviceId> ids(layout.device_count());
   for (DeviceId d = 0; d < layout.device_count(); ++d) {

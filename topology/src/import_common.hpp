@@ -73,6 +73,7 @@ class LayoutBuilder {
                    Transport transport = Transport::Rdma);
   /// A link with the kind's defaults, its bandwidth replaced when `bandwidth` is given.
   void link(DeviceId a, DeviceId b, LinkKind kind, int lanes, std::optional<Bandwidth> bandwidth = std::nullopt);
+  void set_cpu_vendor(CpuVendor vendor) { layout_.node.set_cpu_vendor(host_, vendor); }
   ImportReport& report() { return layout_.report; }
   NodeLayout take() { return std::move(layout_); }
   const Topology& node() const { return layout_.node; }

@@ -131,7 +131,10 @@ class XmlParser {
         continue;
       }
       Element e{.kind = Kind::Cpu, .line = line_of(cpu)};
-      if (!socket_link_) socket_link_ = socket_link(cpu);
+      if (!socket_link_) {
+        socket_link_ = socket_link(cpu);
+        vendor_ = cpu_vendor(cpu);
+      }
       elements_.push_back(e);
       walk_children(cpu, int(elements_.size()) - 1);
     }
@@ -304,6 +307,21 @@ class XmlParser {
     return {LinkKind::Qpi, id};
   }
 
+  struct Vendor {
+    CpuVendor vendor;
+    std::string why;  ///< non-empty: an assumption to report
+  };
+  /// A <cpu>'s vendor as NCCL reads it (ncclTopoAddCpu): x86_64 Intel or AMD by the CPUID vendor,
+  /// another architecture or vendor Other; a <cpu> that names neither, ringlab's default (Intel's).
+  static Vendor cpu_vendor(const pugi::xml_node& cpu) {
+    const std::string arch = cpu.attribute("arch").value(), vendor = cpu.attribute("vendor").value();
+    if (!arch.empty() && arch != "x86_64") return {CpuVendor::Other, ""};
+    if (vendor == "GenuineIntel") return {CpuVendor::Intel, ""};
+    if (vendor == "AuthenticAMD") return {CpuVendor::Amd, ""};
+    if (!vendor.empty()) return {CpuVendor::Other, ""};
+    return {CpuVendor::Intel, "the <cpu> names no vendor: an Intel CPU, ringlab's default"};
+  }
+
   GpuModel gpu_model() {
     std::set<GpuModel> models;
     for (const Element& e : elements_)
@@ -403,6 +421,8 @@ class XmlParser {
       if (elements_[i].kind == Kind::Cpu) cpus.push_back(*id[i]);
     for (std::size_t x = 0; x < cpus.size(); ++x)
       for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], socket_link_->kind, 0);
+    b.set_cpu_vendor(vendor_->vendor);
+    if (!vendor_->why.empty()) assume(vendor_->why);
     if (unreported_width_)
       assume(std::to_string(unreported_width_) + " PCI link(s) with link_width=\"0\" (a VM that does not report the width): x" +
              std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)) +
@@ -571,6 +591,7 @@ class XmlParser {
   int unreported_width_ = 0;
   std::set<int> unknown_sm_;
   std::optional<SocketLink> socket_link_;  // from the first <cpu>
+  std::optional<Vendor> vendor_;          // from the first <cpu>
   std::size_t gpu_count_ = 0;
   int ignored_ = 0;
   int bare_nics_ = 0;

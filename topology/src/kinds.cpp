@@ -220,6 +220,31 @@ std::optional<LinkKind> find_link_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(CpuVendor v) {
+  switch (v) {
+    case CpuVendor::Intel: return "intel";
+    case CpuVendor::Amd: return "amd";
+    case CpuVendor::Other: return "other";
+  }
+  return "intel";
+}
+
+std::optional<CpuVendor> find_cpu_vendor(std::string_view name) {
+  for (const CpuVendor v : {CpuVendor::Intel, CpuVendor::Amd, CpuVendor::Other})
+    if (name == to_string(v)) return v;
+  return std::nullopt;
+}
+
+std::optional<CpuVendor> socket_link_vendor(LinkKind kind) {
+  if (link_family(kind) != LinkFamily::Smp) return std::nullopt;
+  return kind == LinkKind::Xgmi ? CpuVendor::Amd : CpuVendor::Intel;
+}
+
+bool cpu_vendor_matches(CpuVendor vendor, LinkKind socket_link) {
+  if (vendor == CpuVendor::Other) return socket_link == LinkKind::Smp;
+  return socket_link_vendor(socket_link) == vendor;
+}
+
 std::optional<Transport> find_transport(std::string_view name) {
   if (name == "rdma" || name == "roce") return Transport::Rdma;
   if (name == "tcp") return Transport::Tcp;

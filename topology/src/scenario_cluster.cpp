@@ -57,6 +57,7 @@ class ClusterReader {
     if (auto n = r_.member(cluster, "devices")) read_list(*n, &ClusterReader::read_device);
     if (auto n = r_.member(cluster, "links")) read_list(*n, &ClusterReader::read_link);
     if (r_.problem_count() == before) check_gpus_connected(cluster);
+    vendors_from_socket_links();
   }
 
  private:
@@ -148,7 +149,7 @@ class ClusterReader {
   void read_node(const JsonNode& node, NodeSpec& n) {
     if (!r_.expect_object(node)) return;
     r_.check_keys(node, {"template", "gpus", "gpu_model", "gpu_interconnect", "nvlink", "nvlinks", "nvswitch_reduction",
-                         "cpus", "cpu_link", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport",
+                         "cpus", "cpu_link", "cpu_vendor", "pcie", "pcie_lanes", "pcie_switches", "nics", "nic", "nic_ports", "transport",
                          "nvlink_domain"});
     if (auto t = r_.optional_member(node, "template", [&](const JsonNode& x) {
           return r_.name<NodeTemplate>(x, find_node_template, "node template", node_template_names());
@@ -165,7 +166,20 @@ class ClusterReader {
     auto kind = [&](const JsonNode& x) { return link_kind(x); };
     if (auto k = r_.optional_member(node, "nvlink", kind)) n.nvlink = *k;
     if (auto k = r_.optional_member(node, "pcie", kind)) n.pcie = *k;
-    if (auto k = r_.optional_member(node, "cpu_link", kind)) n.cpu_link = *k;
+    const auto cpu_link = r_.optional_member(node, "cpu_link", kind);
+    const auto cpu_vendor = r_.optional_member(node, "cpu_vendor", [&](const JsonNode& x) {
+      return r_.name<CpuVendor>(x, find_cpu_vendor, "CPU vendor", "intel, amd, other");
+    });
+    // Either names the other where only one is given: a cpu_link alone drops a template's vendor that
+    // it does not match (the link then names it: xgmi AMD's, the others Intel's); a cpu_vendor alone
+    // keeps the template's link if it matches, else takes xgmi for amd and smp otherwise.
+    if (cpu_link) {
+      n.cpu_link = *cpu_link;
+      if (n.cpu_vendor && !cpu_vendor_matches(*n.cpu_vendor, *cpu_link)) n.cpu_vendor.reset();
+    }
+    if (cpu_vendor) n.cpu_vendor = *cpu_vendor;
+    if (cpu_vendor && !cpu_link && !cpu_vendor_matches(*cpu_vendor, n.cpu_link))
+      n.cpu_link = *cpu_vendor == CpuVendor::Amd ? LinkKind::Xgmi : LinkKind::Smp;
     if (auto k = r_.optional_member(node, "nic", kind)) n.nic = *k;
     if (auto t = r_.optional_member(node, "transport", [&](const JsonNode& x) {
           return r_.name<Transport>(x, find_transport, "transport", transport_names());
@@ -286,12 +300,28 @@ class ClusterReader {
 
   void read_host(const JsonNode& e) {
     if (!r_.expect_object(e)) return;
-    r_.check_keys(e, {"name", "rack"});
+    r_.check_keys(e, {"name", "rack", "cpu_vendor"});
     auto name = name_field(e, "name", "a host name");
     const auto rack = r_.optional_member(e, "rack", [&](const JsonNode& n) { return rack_ref(n); });
+    const auto vendor = r_.optional_member(e, "cpu_vendor", [&](const JsonNode& x) {
+      return r_.name<CpuVendor>(x, find_cpu_vendor, "CPU vendor", "intel, amd, other");
+    });
     if (!name || !unique(hosts_, *name, child_path(e.path, "name"), "host")) return;
     hosts_.emplace(*name, e.path);
-    t_.add_host(*name, rack.value_or(kNoRack));  // a bad rack is reported; the host stays usable
+    // A bad rack is reported; the host stays usable.
+    const HostId id = t_.add_host(*name, rack.value_or(kNoRack), {}, vendor.value_or(CpuVendor::Intel));
+    if (!vendor) vendor_unsaid_.push_back(id);
+  }
+
+  /// An explicit host that names no CPU vendor takes the one its CPUs' socket links name (xgmi:
+  /// AMD's), else ringlab's default, Intel's.
+  void vendors_from_socket_links() {
+    for (const HostId h : vendor_unsaid_)
+      for (const DeviceId d : t_.host_devices(h)) {
+        if (t_.device(d).kind != DeviceKind::Cpu) continue;
+        for (const Adjacency& adj : t_.neighbors(d))
+          if (const auto v = socket_link_vendor(t_.link(adj.link).kind)) t_.set_cpu_vendor(h, *v);
+      }
   }
 
   std::optional<HostId> host_ref(const JsonNode& n) {
@@ -471,6 +501,7 @@ class ClusterReader {
   JsonReader& r_;
   Topology& t_;
   Origins racks_, hosts_, devices_;
+  std::vector<HostId> vendor_unsaid_;  ///< explicit hosts without a cpu_vendor
   std::unordered_set<std::string> broken_devices_;
   bool names_complete_ = true;
   std::map<std::pair<HostId, DeviceKind>, int> next_index_;

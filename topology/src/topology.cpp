@@ -14,12 +14,12 @@ RackId Topology::add_rack(std::string name) {
   return id;
 }
 
-HostId Topology::add_host(std::string name, RackId rack, std::string template_name) {
+HostId Topology::add_host(std::string name, RackId rack, std::string template_name, CpuVendor cpu_vendor) {
   assert(!host_index_.count(name));
   assert(rack == kNoRack || std::size_t(rack) < racks_.size());
   const HostId id = HostId(hosts_.size());
   host_index_.emplace(name, id);
-  hosts_.push_back(Host{std::move(name), rack, std::move(template_name)});
+  hosts_.push_back(Host{std::move(name), rack, std::move(template_name), cpu_vendor});
   return id;
 }
 

@@ -46,15 +46,11 @@ DeviceId nearest_in_host(const Topology& topology, DeviceId from, DeviceKind kin
   return best;
 }
 
-/// Whether NCCL would read `cpu` as an x86 Intel CPU (ncclTopoAddCpu: vendor from CPUID). ringlab
-/// names a CPU by its socket links: xGMI is AMD's, smp, qpi and upi_* Intel's; a CPU without one is
-/// ringlab's default CPU, Intel's (the default `cpu_link`, smp, is Skylake-class UPI).
+/// Whether NCCL would read `cpu` as an x86 Intel CPU (ncclTopoAddCpu: vendor from CPUID): its host's
+/// CPU vendor.
 bool intel_cpu(const Topology& topology, DeviceId cpu) {
-  for (const Adjacency& adj : topology.neighbors(cpu)) {
-    const LinkKind k = topology.link(adj.link).kind;
-    if (link_family(k) == LinkFamily::Smp) return k != LinkKind::Xgmi;
-  }
-  return true;
+  const HostId host = topology.device(cpu).host;
+  return host != kNoHost && topology.host(host).cpu_vendor == CpuVendor::Intel;
 }
 
 bool has_nvlink(const Topology& topology, DeviceId gpu) {

@@ -805,7 +805,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
 Topology nccl_net_topology(const Topology& topology, std::span<const DeviceId> ranks, const NicFilter& filter) {
   Topology out;
   for (const Rack& r : topology.racks()) out.add_rack(r.name);
-  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name, h.cpu_vendor);
   for (const Device& d : topology.devices()) out.add_device(d);
   // Network links of excluded NICs end on a placeholder outside every host instead: no route between
   // GPUs can cross them, and every device and link keeps its id.
@@ -853,7 +853,7 @@ Topology fuse_cliques(const Topology& topology, const std::vector<HostId>& cliqu
     const Host& first = topology.host(members[h].front());  // members ascend; the root may be any of them
     const std::string name =
         members[h].size() == 1 ? first.name : first.name + ".." + topology.host(members[h].back()).name;
-    fused[h] = out.add_host(name, first.rack, first.template_name);
+    fused[h] = out.add_host(name, first.rack, first.template_name, first.cpu_vendor);
   }
   // Local indices host by host within the clique: a device's index plus the counts of its kind in the
   // clique's earlier hosts.
@@ -906,7 +906,7 @@ Topology fuse_cliques(const Topology& topology, const std::vector<HostId>& cliqu
 Topology split_cliques(const Topology& topology) {
   Topology out;
   for (const Rack& r : topology.racks()) out.add_rack(r.name);
-  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name);
+  for (const Host& h : topology.hosts()) out.add_host(h.name, h.rack, h.template_name, h.cpu_vendor);
   std::vector<std::unordered_map<int, int>> next_index(topology.hosts().size());  // per host: kind -> count
   for (const Device& d : topology.devices()) {
     out.add_device(d);

@@ -17,8 +17,8 @@
 //   connection leaves by the sender's NIC of the receiving NIC's rail (NIC i is rail i).
 // - A sender's path through one Intel CPU (PATH_PHB: SHM between GPUs of that CPU, a NET send through
 //   its host memory, P2P at NCCL_P2P_LEVEL PHB) takes 1.2x its bytes on each PCIe link of the path, as
-//   NCCL's search charges it (INTEL_P2P_OVERHEAD, "P2P inefficiency through Intel CPU RC"); a CPU is
-//   Intel's unless its socket links are xGMI (a one-socket CPU is ringlab's default, Intel's).
+//   NCCL's search charges it (INTEL_P2P_OVERHEAD, "P2P inefficiency through Intel CPU RC"), on hosts
+//   whose CPU vendor (Host::cpu_vendor) is Intel.
 // The simulator routes a transfer through the waypoints connect() returns, at its PCIe cost
 // (SimOptions::detours).
 #pragma once

@@ -64,6 +64,10 @@ struct NodeSpec {
   bool nvswitch_reduction = false;      ///< NVSwitch reduces in the network (NVLink SHARP / NVLS)
   int cpus = 2;                         ///< CPU sockets; more than one are joined pairwise by `cpu_link`
   LinkKind cpu_link = LinkKind::Smp;    ///< CPU socket link kind (smp, qpi, upi_spr, upi_emr, xgmi)
+  /// The CPUs' vendor (Host::cpu_vendor); unset: the one cpu_link names (xgmi: amd; smp, qpi,
+  /// upi_*: intel). When set on several sockets it must match cpu_link (intel: smp, qpi, upi_*; amd:
+  /// xgmi; other: smp).
+  std::optional<CpuVendor> cpu_vendor;
   LinkKind pcie = LinkKind::Pcie4;      ///< PCIe generation of every host-internal PCIe link
   int pcie_lanes = 16;                  ///< width of each PCIe link
   /// PCIe switches; GPU i sits on switch i*S/gpus, NIC j on switch j*S/nics, switch s on CPU

@@ -50,6 +50,11 @@ enum class LinkFamily : std::uint8_t { NvLink, Pcie, Smp, InfiniBand, Ethernet, 
 /// transport, which stages through host memory (nccl_transport.hpp). Host-internal links use None.
 enum class Transport : std::uint8_t { None, Rdma, Tcp, Srd, Tcpx };
 
+/// A host's CPUs as NCCL's topology tells them apart (src/graph/topo.cc ncclTopoAddCpu: x86 by CPUID
+/// vendor, else the architecture): Intel and AMD x86, or Other (Arm such as Grace, POWER, other x86
+/// vendors). NCCL charges its PCIe overhead through Intel's root complex only (nccl_transport.hpp).
+enum class CpuVendor : std::uint8_t { Intel, Amd, Other };
+
 /// GPU models of the catalogue (kGpuTable in kinds.cpp). New models are appended: the enum indexes
 /// tables (kGpuTable, calibration arrays), so the order of existing values never changes and it is
 /// NOT chronological; compare GPUs by GpuSpec::sm, not by enum value.
@@ -102,6 +107,7 @@ LinkFamily link_family(LinkKind kind);
 std::string_view to_string(DeviceKind kind);
 std::string_view to_string(LinkKind kind);
 std::string_view to_string(Transport t);
+std::string_view to_string(CpuVendor v);
 std::string_view to_string(GpuModel m);
 
 /// Name lookups for scenario files; nullopt when the name is unknown. Device kinds accept "tor" as
@@ -109,6 +115,14 @@ std::string_view to_string(GpuModel m);
 std::optional<DeviceKind> find_device_kind(std::string_view name);
 std::optional<LinkKind> find_link_kind(std::string_view name);
 std::optional<Transport> find_transport(std::string_view name);
+/// "intel", "amd" or "other".
+std::optional<CpuVendor> find_cpu_vendor(std::string_view name);
+/// The vendor a CPU socket link kind names: xgmi AMD's, smp, qpi and upi_* Intel's; nullopt for
+/// other link kinds.
+std::optional<CpuVendor> socket_link_vendor(LinkKind kind);
+/// Whether CPUs of `vendor` can be joined by `socket_link`: intel by smp, qpi or upi_*, amd by xgmi,
+/// other by smp.
+bool cpu_vendor_matches(CpuVendor vendor, LinkKind socket_link);
 /// Accepts the catalogue names ("h100", "a100_40gb", ...) and, case-insensitively, the product names
 /// nvidia-smi and cudaGetDeviceProperties print ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB",
 /// "NVIDIA GeForce RTX 4090"), from the product-name table in kinds.cpp.

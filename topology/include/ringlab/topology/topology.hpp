@@ -59,6 +59,7 @@ struct Host {
   std::string name;                 ///< e.g. "node3"
   RackId rack = kNoRack;
   std::string template_name;        ///< node template it was generated from, or "" for explicit
+  CpuVendor cpu_vendor = CpuVendor::Intel;  ///< its CPUs' vendor (ringlab's default CPU is Intel's)
 };
 
 struct Rack {
@@ -74,7 +75,9 @@ struct Adjacency {
 class Topology {
  public:
   RackId add_rack(std::string name);
-  HostId add_host(std::string name, RackId rack = kNoRack, std::string template_name = {});
+  HostId add_host(std::string name, RackId rack = kNoRack, std::string template_name = {},
+                  CpuVendor cpu_vendor = CpuVendor::Intel);
+  void set_cpu_vendor(HostId host, CpuVendor vendor) { hosts_[host].cpu_vendor = vendor; }
   /// Precondition: the name is unique and host/rack ids exist.
   DeviceId add_device(Device device);
   /// Precondition: both ends exist and differ; bandwidth > 0.
