@@ -47,6 +47,9 @@ TEST_CASE("route memo: channels routed together are the routes each channel gets
     }
   }
   CHECK(differing > 0);  // channels take different paths (else the test would not tell them apart)
+  // Staging alone costs nothing: no route carries costs (which would refuse the channel fold).
+  CHECK_FALSE(together.has_costs());
+  CHECK_FALSE(alone.has_costs());
 }
 
 TEST_CASE("route memo: a detour's PCIe cost lies on the PCIe links of its costed legs only", "[routing]") {

@@ -237,3 +237,32 @@ TEST_CASE("simgrid engine: channels of one device pair on different ECMP paths a
   o.ecmp = EcmpPolicy::First;
   CHECK(SimgridSimulator(t, o).run(s).time.seconds() == Approx(Simulator(t, o).run(s).time.seconds()).epsilon(kAgreement));
 }
+
+TEST_CASE("simgrid engine: detours that cost links more than their bytes are refused, plain detours agree",
+          "[simgrid]") {
+  // Two GPUs behind one PCIe switch staged through their CPU (as NCCL's SHM): SimGrid routes through
+  // the CPU as ringlab does; with a PCIe cost (NCCL's Intel overhead) it cannot weigh the links.
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node.gpus = 2;
+  spec.node.cpus = 1;
+  spec.node.pcie_switches = 1;
+  spec.node.nics = 0;
+  spec.fabric.kind = FabricKind::None;
+  const Topology t = make_cluster(spec);
+  const std::vector<DeviceId> ranks = t.gpus();
+  CollectiveSpec cspec;
+  cspec.message = 8_MiB;
+  const Schedule s = build_schedule(t, ranks, cspec);
+  const DeviceId cpu = t.find_device("node0/cpu0").value();
+  SimOptions o = options_first_path(false);
+  o.detours = [&](DeviceId, DeviceId, std::uint16_t) { return Detour{{cpu}}; };
+  const Pair plain = both(t, s, o);
+  CHECK(plain.simgrid.time.seconds() == Approx(plain.ringlab.time.seconds()).epsilon(kAgreement));
+  o.detours = [&](DeviceId, DeviceId, std::uint16_t) { return Detour{{cpu}, 1.2, 2}; };
+  CHECK_THROWS_WITH(SimgridSimulator(t, o).run(s), Catch::Contains("use the flow engine"));
+  // The flow engine takes it: every byte takes 1.2 of each PCIe link, so the staged ring's bandwidth
+  // term grows by 1.2 (no latency or compute here).
+  const double costed = Simulator(t, o).run(s).time.seconds();
+  CHECK(costed == Approx(1.2 * plain.ringlab.time.seconds()).epsilon(0.01));
+}

@@ -78,7 +78,7 @@ TransferRoute transfer_route(const Router& router, const Detours& detours, Devic
   const Detour detour = detours ? detours(src, dst, channel) : Detour{};
   Route route = detour.via.empty() ? router.route(src, dst, channel) : router.route_via(src, detour.via, dst, channel);
   out.directions = std::move(route.directions);
-  if (!detour.plain()) out.costs = detour_costs(router.topology(), out.directions, src, detour);
+  if (detour.costed()) out.costs = detour_costs(router.topology(), out.directions, src, detour);
   return out;
 }
 

@@ -179,7 +179,13 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
     const DeviceId src = schedule.endpoints()[op.at].device;
     const DeviceId dst = schedule.endpoints()[op.peer].device;
     if (src == dst || !checked.emplace(std::tuple{src, dst, op.channel}, true).second) continue;
-    std::vector<DirectionId> path = detail::transfer_route(router, options, src, dst, op.channel).directions;
+    detail::TransferRoute route = detail::transfer_route(router, options, src, dst, op.channel);
+    if (!route.costs.empty())
+      throw std::invalid_argument("SimGrid engine: transfers from " + topology.device(src).name + " to " +
+                                  topology.device(dst).name +
+                                  " take more than their bytes of some links' capacity (NCCL's PCIe overhead "
+                                  "through an Intel CPU), which this engine's links cannot weigh; use the flow engine");
+    std::vector<DirectionId> path = std::move(route.directions);
     const auto [it, inserted] = index.emplace(std::pair{src, dst}, routes.size());
     if (inserted) {
       routes.push_back(SimgridRoute{src, dst, std::move(path)});

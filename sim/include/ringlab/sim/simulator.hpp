@@ -56,8 +56,10 @@ struct Detour {
   /// (nccl_transport.hpp) is 1.2.
   double pcie_cost = 1.0;
   std::uint8_t costed_legs = 0;
+  /// Whether some bytes take more than their size of a link's capacity.
+  bool costed() const { return costed_legs > 0 && pcie_cost != 1.0; }
   /// The direct route at line rate.
-  bool plain() const { return via.empty() && (costed_legs == 0 || pcie_cost == 1.0); }
+  bool plain() const { return via.empty() && !costed(); }
 };
 using Detours = std::function<Detour(DeviceId src, DeviceId dst, std::uint16_t channel)>;
 
@@ -81,8 +83,8 @@ struct SimOptions {
   /// How transfers go where a transport stages data in host memory (NCCL's SHM, and NET without
   /// GPUDirect RDMA: nccl_transport.hpp) or pays for PCIe through an Intel CPU: the route is then
   /// Router::route_via its devices, with its costs. Called once per (source, destination, channel) a
-  /// schedule uses; empty function or plain() detour: the direct route. The SimGrid engine takes
-  /// the devices and not the costs.
+  /// schedule uses; empty function or plain() detour: the direct route. The SimGrid engine refuses
+  /// detours with costs (std::invalid_argument).
   Detours detours;
   /// Per-flow rate limit (e.g. one TCP stream or one proxy thread); zero means unlimited.
   Bandwidth max_flow_rate;
