@@ -203,7 +203,10 @@ class FlowNetwork {
   /// are bit for bit those of plain integer weights).
   static constexpr std::uint32_t kWeightOne = 1000;
   static double weight_factor(std::uint32_t units) {
-    return units == kWeightOne ? 1.0 : double(units) / kWeightOne;  // a flow crossing once at no cost: the common case
+    // Whole weights (every weight of a run without costs) by integer division, which the compiler
+    // turns into a multiplication by the constant's inverse.
+    const std::uint32_t whole = units / kWeightOne;
+    return whole * kWeightOne == units ? double(whole) : double(units) / kWeightOne;
   }
   /// One hop of one active flow; `slot` is its Entry's position in its direction's list.
   struct Hop {
