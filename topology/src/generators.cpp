@@ -457,8 +457,7 @@ void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std
 NodeIds add_node(Topology& t, const NodeSpec& n, const std::string& name, RackId rack,
                  std::optional<DeviceId> domain_switch) {
   NodeIds ids;
-  ids.host = t.add_host(name, rack, std::string(to_string(n.base)),
-                        n.cpu_vendor.value_or(socket_link_vendor(n.cpu_link).value_or(CpuVendor::Intel)));
+  ids.host = t.add_host(name, rack, std::string(to_string(n.base)), n.host_cpu_vendor());
   const auto gpus = add_devices(t, ids.host, name, DeviceKind::Gpu, "gpu", n.gpus, n.gpu_model);
   add_gpu_interconnect(t, n, ids.host, name, gpus, domain_switch);
   const auto cpus = add_devices(t, ids.host, name, DeviceKind::Cpu, "cpu", n.cpus);

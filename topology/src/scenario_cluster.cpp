@@ -74,6 +74,9 @@ class ClusterReader {
   std::optional<LinkKind> link_kind(const JsonNode& n) {
     return r_.name<LinkKind>(n, find_link_kind, "link kind", link_kind_names());
   }
+  std::optional<CpuVendor> cpu_vendor(const JsonNode& n) {
+    return r_.name<CpuVendor>(n, find_cpu_vendor, "CPU vendor", "intel, amd, other");
+  }
   std::optional<std::string> name_field(const JsonNode& obj, std::string_view key, std::string_view expected) {
     auto node = r_.required(obj, key, expected);
     if (!node) return std::nullopt;
@@ -167,9 +170,7 @@ class ClusterReader {
     if (auto k = r_.optional_member(node, "nvlink", kind)) n.nvlink = *k;
     if (auto k = r_.optional_member(node, "pcie", kind)) n.pcie = *k;
     const auto cpu_link = r_.optional_member(node, "cpu_link", kind);
-    const auto cpu_vendor = r_.optional_member(node, "cpu_vendor", [&](const JsonNode& x) {
-      return r_.name<CpuVendor>(x, find_cpu_vendor, "CPU vendor", "intel, amd, other");
-    });
+    const auto vendor = r_.optional_member(node, "cpu_vendor", [&](const JsonNode& x) { return cpu_vendor(x); });
     // Either names the other where only one is given: a cpu_link alone drops a template's vendor that
     // it does not match (the link then names it: xgmi AMD's, the others Intel's); a cpu_vendor alone
     // keeps the template's link if it matches, else takes xgmi for amd and smp otherwise.
@@ -177,9 +178,9 @@ class ClusterReader {
       n.cpu_link = *cpu_link;
       if (n.cpu_vendor && !cpu_vendor_matches(*n.cpu_vendor, *cpu_link)) n.cpu_vendor.reset();
     }
-    if (cpu_vendor) n.cpu_vendor = *cpu_vendor;
-    if (cpu_vendor && !cpu_link && !cpu_vendor_matches(*cpu_vendor, n.cpu_link))
-      n.cpu_link = *cpu_vendor == CpuVendor::Amd ? LinkKind::Xgmi : LinkKind::Smp;
+    if (vendor) n.cpu_vendor = *vendor;
+    if (vendor && !cpu_link && !cpu_vendor_matches(*vendor, n.cpu_link))
+      n.cpu_link = *vendor == CpuVendor::Amd ? LinkKind::Xgmi : LinkKind::Smp;
     if (auto k = r_.optional_member(node, "nic", kind)) n.nic = *k;
     if (auto t = r_.optional_member(node, "transport", [&](const JsonNode& x) {
           return r_.name<Transport>(x, find_transport, "transport", transport_names());
@@ -303,9 +304,7 @@ class ClusterReader {
     r_.check_keys(e, {"name", "rack", "cpu_vendor"});
     auto name = name_field(e, "name", "a host name");
     const auto rack = r_.optional_member(e, "rack", [&](const JsonNode& n) { return rack_ref(n); });
-    const auto vendor = r_.optional_member(e, "cpu_vendor", [&](const JsonNode& x) {
-      return r_.name<CpuVendor>(x, find_cpu_vendor, "CPU vendor", "intel, amd, other");
-    });
+    const auto vendor = r_.optional_member(e, "cpu_vendor", [&](const JsonNode& x) { return cpu_vendor(x); });
     if (!name || !unique(hosts_, *name, child_path(e.path, "name"), "host")) return;
     hosts_.emplace(*name, e.path);
     // A bad rack is reported; the host stays usable.

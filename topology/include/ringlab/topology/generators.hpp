@@ -68,6 +68,10 @@ struct NodeSpec {
   /// upi_*: intel). When set on several sockets it must match cpu_link (intel: smp, qpi, upi_*; amd:
   /// xgmi; other: smp).
   std::optional<CpuVendor> cpu_vendor;
+  /// The vendor its hosts get: cpu_vendor, else the one cpu_link names.
+  CpuVendor host_cpu_vendor() const {
+    return cpu_vendor.value_or(socket_link_vendor(cpu_link).value_or(CpuVendor::Intel));
+  }
   LinkKind pcie = LinkKind::Pcie4;      ///< PCIe generation of every host-internal PCIe link
   int pcie_lanes = 16;                  ///< width of each PCIe link
   /// PCIe switches; GPU i sits on switch i*S/gpus, NIC j on switch j*S/nics, switch s on CPU
