@@ -408,16 +408,19 @@ std::vector<double> progressive_filling(const std::vector<double>& capacity, con
 }
 }  // namespace
 
-TEST_CASE("flow network: twin directions (crossed by the same routes) leave the rates max-min fair", "[network]") {
-  // Routes made of segments, each a chain of 1 to 3 directions of unequal capacity that routes
-  // cross together (like a GPU's PCIe uplink and its NIC's port): the chain's directions carry the
-  // same flows, and only the narrowest can limit them. Part-way through, routes that cross a single
-  // direction of a chain (sometimes the narrowest, sometimes a wider one, sometimes twice) split the
-  // twins. Every reallocation, with and without local re-solves, must equal textbook filling.
-  std::mt19937_64 rng(11);
+namespace {
+using Segments = std::vector<std::vector<DirectionId>>;
+
+/// Random chains (6 segments of 1 to 3 directions of unequal capacity, which routes cross together)
+/// and 60 steps of flows finishing and starting, 40 trials, every other one with local re-solves
+/// forced: every reallocation must equal textbook filling and overload nothing. make_flow(rng,
+/// step, segments) gives each new flow's route, cap and costs.
+template <class MakeFlow>
+void check_chains_against_textbook(std::uint64_t seed, MakeFlow make_flow) {
+  std::mt19937_64 rng(seed);
   for (int trial = 0; trial < 40; ++trial) {
     std::vector<double> capacity;
-    std::vector<std::vector<DirectionId>> segments;
+    Segments segments;
     for (int s = 0; s < 6; ++s) {
       std::vector<DirectionId> segment;
       const int length = 1 + int(rng() % 3);
@@ -440,19 +443,9 @@ TEST_CASE("flow network: twin directions (crossed by the same routes) leave the 
         live.erase(live.begin() + std::ptrdiff_t(k));
       }
       for (int s = int(rng() % 3); s > 0; --s) {
-        std::vector<DirectionId> route;
-        if (step >= 30 && rng() % 3 == 0) {  // one direction of a chain, once or twice
-          const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
-          route.assign(1 + rng() % 2, segment[rng() % segment.size()]);
-        } else {
-          for (int n = 1 + int(rng() % 3); n > 0; --n) {
-            const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
-            if (std::find(route.begin(), route.end(), segment.front()) == route.end())
-              route.insert(route.end(), segment.begin(), segment.end());
-          }
-        }
-        const double cap = rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
-        live.push_back(Live{net.start(net.add_route(route), 1e6, now, cap), route, cap});
+        Live flow = make_flow(rng, step, segments);
+        flow.id = net.start(net.add_route(flow.route, flow.costs), 1e6, now, flow.cap);
+        live.push_back(flow);
       }
       changed.clear();
       net.reallocate(now, changed);
@@ -461,6 +454,30 @@ TEST_CASE("flow network: twin directions (crossed by the same routes) leave the 
       CHECK_FALSE(net.find_overloaded(1e-9).has_value());
     }
   }
+}
+}  // namespace
+
+TEST_CASE("flow network: twin directions (crossed by the same routes) leave the rates max-min fair", "[network]") {
+  // Routes made of segments, each a chain of 1 to 3 directions of unequal capacity that routes
+  // cross together (like a GPU's PCIe uplink and its NIC's port): the chain's directions carry the
+  // same flows, and only the narrowest can limit them. Part-way through, routes that cross a single
+  // direction of a chain (sometimes the narrowest, sometimes a wider one, sometimes twice) split the
+  // twins. Every reallocation, with and without local re-solves, must equal textbook filling.
+  check_chains_against_textbook(11, [](std::mt19937_64& rng, int step, const Segments& segments) {
+    std::vector<DirectionId> route;
+    if (step >= 30 && rng() % 3 == 0) {  // one direction of a chain, once or twice
+      const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+      route.assign(1 + rng() % 2, segment[rng() % segment.size()]);
+    } else {
+      for (int n = 1 + int(rng() % 3); n > 0; --n) {
+        const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+        if (std::find(route.begin(), route.end(), segment.front()) == route.end())
+          route.insert(route.end(), segment.begin(), segment.end());
+      }
+    }
+    const double cap = rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate;
+    return Live{0, route, cap};
+  });
 }
 
 TEST_CASE("flow network: a flow's cost on a direction takes that many bytes of capacity per byte it moves",
@@ -502,51 +519,19 @@ TEST_CASE("flow network: a flow's cost on a direction takes that many bytes of c
 TEST_CASE("flow network: with costs, incremental and local re-solves equal textbook filling", "[network]") {
   // As the twin test: chains that routes cross together, now at costs 1, 1.2 or 1.5 per direction
   // (some routes cost a whole chain alike, some only part of it, which splits its twins).
-  std::mt19937_64 rng(23);
-  const double kCosts[] = {1.0, 1.2, 1.5};
-  for (int trial = 0; trial < 40; ++trial) {
-    std::vector<double> capacity;
-    std::vector<std::vector<DirectionId>> segments;
-    for (int s = 0; s < 6; ++s) {
-      std::vector<DirectionId> segment;
-      for (int k = 1 + int(rng() % 3); k > 0; --k) {
-        segment.push_back(DirectionId(capacity.size()));
-        capacity.push_back(0.5 + double(rng() % 6) * 0.25);
+  check_chains_against_textbook(23, [](std::mt19937_64& rng, int, const Segments& segments) {
+    const double kCosts[] = {1.0, 1.2, 1.5};
+    Live flow{0, {}, rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate};
+    const bool per_direction = rng() % 2 == 0;
+    for (int n = 1 + int(rng() % 3); n > 0; --n) {
+      const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
+      if (std::find(flow.route.begin(), flow.route.end(), segment.front()) != flow.route.end()) continue;
+      const double chain_cost = kCosts[rng() % 3];
+      for (DirectionId c : segment) {
+        flow.route.push_back(c);
+        flow.costs.push_back(per_direction ? kCosts[rng() % 3] : chain_cost);
       }
-      segments.push_back(segment);
     }
-    FlowNetwork net(capacity);
-    if (trial % 2 == 0) net.set_always_local();
-    std::vector<Live> live;
-    std::vector<FlowId> changed;
-    Duration now;
-    for (int step = 0; step < 60; ++step) {
-      now += Duration{std::int64_t(1 + rng() % 3)};
-      if (!live.empty() && rng() % 3 == 0) {
-        const std::size_t k = rng() % live.size();
-        net.finish(live[k].id, now);
-        live.erase(live.begin() + std::ptrdiff_t(k));
-      }
-      for (int s = int(rng() % 3); s > 0; --s) {
-        Live flow{0, {}, rng() % 5 == 0 ? 0.1 + double(rng() % 5) * 0.1 : sim::detail::kUnlimitedRate};
-        const bool per_direction = rng() % 2 == 0;
-        for (int n = 1 + int(rng() % 3); n > 0; --n) {
-          const std::vector<DirectionId>& segment = segments[rng() % segments.size()];
-          if (std::find(flow.route.begin(), flow.route.end(), segment.front()) != flow.route.end()) continue;
-          const double chain_cost = kCosts[rng() % 3];
-          for (DirectionId c : segment) {
-            flow.route.push_back(c);
-            flow.costs.push_back(per_direction ? kCosts[rng() % 3] : chain_cost);
-          }
-        }
-        flow.id = net.start(net.add_route(flow.route, flow.costs), 1e6, now, flow.cap);
-        live.push_back(flow);
-      }
-      changed.clear();
-      net.reallocate(now, changed);
-      const std::vector<double> want = progressive_filling(capacity, live);
-      for (std::size_t i = 0; i < live.size(); ++i) CHECK(net.rate(live[i].id) == Approx(want[i]).epsilon(1e-9));
-      CHECK_FALSE(net.find_overloaded(1e-9).has_value());
-    }
-  }
+    return flow;
+  });
 }
