@@ -573,3 +573,39 @@ TEST_CASE("nccl: the line NCCL logs per call names the algorithm, protocol, byte
   const NcclChoice gather = nccl_choose(m, Collective::AllGather, 8_MiB);
   CHECK(nccl_choice_line(m, Collective::AllGather, 8_MiB, gather).rfind("AllGather: 1048576 Bytes -> Algo RING", 0) == 0);
 }
+
+TEST_CASE("nccl: the hosts' CPU vendor picks NCCL's network overhead and multi-node LL cap", "[nccl]") {
+  // tuning.cc getNetOverhead(): 1 us on x86 Intel and any other CPU, 2 us on x86 AMD; llMaxBws row
+  // for more than one node: 1 for AMD (and MIXED, 2.28), else 0 (4+ nodes: 20.4 GB/s, row 1 19.0).
+  NcclModel intel = h100_four_nodes();
+  intel.inter = 400_GBps;  // so that the LL cap binds
+  NcclModel amd = intel, arm = intel, mixed = intel;
+  amd.cpu_vendor = CpuVendor::Amd;
+  arm.cpu_vendor = CpuVendor::Other;
+  mixed.cpu_vendor.reset();
+  auto ring = [](const NcclModel& m, Protocol p) {
+    return row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, p);
+  };
+  // 54 of the 62 ring steps stay in the node and pay max(hwLat[NVLink], net overhead): LL 0.6
+  // against 1 or 2 us; Simple 3.4 against 3 x 1 or 3 x 2 us.
+  const double intel_ll = ring(intel, Protocol::LL).latency.microseconds();
+  CHECK(ring(amd, Protocol::LL).latency.microseconds() - intel_ll == Approx(54 * (2.0 - 1.0)));
+  CHECK(ring(amd, Protocol::Simple).latency.microseconds() - ring(intel, Protocol::Simple).latency.microseconds() ==
+        Approx(54 * (6.0 - 3.4)));
+  CHECK(ring(arm, Protocol::LL).latency.microseconds() == Approx(intel_ll));
+  CHECK(ring(mixed, Protocol::LL).latency.microseconds() == Approx(intel_ll));
+  // LL's busBw: min(llMaxBw, a share of the channels' 4 x 370.8/4 GB/s, far above it), algBw = busBw x 32/62.
+  CHECK(ring(intel, Protocol::LL).bandwidth.gigabytes_per_second() == Approx(20.4 * 32 / 62));
+  CHECK(ring(arm, Protocol::LL).bandwidth.gigabytes_per_second() == Approx(20.4 * 32 / 62));
+  CHECK(ring(amd, Protocol::LL).bandwidth.gigabytes_per_second() == Approx(19.0 * 32 / 62));
+  CHECK(ring(mixed, Protocol::LL).bandwidth.gigabytes_per_second() == Approx(19.0 * 32 / 62));
+  // Read off the hosts: two DGX A100 (2x EPYC 7742) are AMD; an AMD and an Intel host are mixed.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  Topology t = make_cluster(spec);
+  CHECK(nccl_model(t, t.gpus(), NcclEnv{}).cpu_vendor == CpuVendor::Amd);
+  t.set_cpu_vendor(1, CpuVendor::Intel);
+  CHECK_FALSE(nccl_model(t, t.gpus(), NcclEnv{}).cpu_vendor.has_value());
+}

@@ -109,9 +109,9 @@ const TuningEra& tuning_era(int version) {
 // GPU generation rows (VOLTA/AMPERE/HOPPER_COMPCAP_IDX) x node-count columns (N1, N2, N4+), GB/s.
 using GenTable = std::array<std::array<double, 3>, 3>;
 enum Gen { kVolta = 0, kAmpere = 1, kHopper = 2 };
-// llMaxBws: LL bandwidth cap. For multi-node NCCL picks the row by CPU vendor (Intel 0, AMD 1);
-// ringlab assumes Intel (row 0) there. NCCL src/graph/tuning.cc (v2.19); the Hopper single-node
-// entry is the era's (TuningEra::hopper_ll_max_one_node).
+// llMaxBws: LL bandwidth cap. For multi-node NCCL picks the row by the CPU vendor (AMD, or MIXED from
+// 2.28: 1; else 0), from the hosts' cpu_vendor. NCCL src/graph/tuning.cc (v2.19); the Hopper
+// single-node entry is the era's (TuningEra::hopper_ll_max_one_node).
 constexpr GenTable kLLMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}}};
 // perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: per-channel caps, GB/s (v2.19).
 constexpr GenTable kRingLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}}};
@@ -133,7 +133,8 @@ constexpr double kPatPerRankUs = 2.8;
 constexpr int kPatMinSm = 60;  // ncclPatEnable: CUDA atomics
 
 // Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.19), dimensionless unless noted.
-constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel (AMD is 2.0); ringlab assumes Intel
+constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel, and any other CPU
+constexpr double kAmdNetOverheadUs = 2.0;            // getNetOverhead(): x86 AMD
 constexpr double kSimpleNetOverheadFactor = 3;       // Simple protocol pays the net overhead three times
 constexpr double kRingLL128Efficiency = 0.92;        // ring LL128 (~120/128) when ppn >= 2
 constexpr double kTreeEfficiency = 0.92;             // tree busBw factor
@@ -414,7 +415,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   if (a == NcclAlgorithm::NvlsTree) return nvls_tree_bandwidth(m, tuning_era(m.env.version));
   const int gen = generation(m.gpu);
   const int node_col = m.nodes <= 2 ? m.nodes - 1 : 2;
-  const int ll_row = m.nodes == 1 ? gen : 0;
+  const int ll_row = m.nodes == 1 ? gen : m.cpu_vendor == CpuVendor::Intel || m.cpu_vendor == CpuVendor::Other ? 0 : 1;
   const double ppn = double(m.ranks) / m.nodes;
   const double channels = m.channels;
   const double intra = nccl_intra_gbytes(m) / channels;
@@ -493,7 +494,8 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
         return lat + s.steps * step;
       }
       double overhead = 0.0;
-      if (m.nodes > 1) overhead = kNetOverheadUs * (p == kSimple ? kSimpleNetOverheadFactor : 1.0);
+      const double net_overhead = m.cpu_vendor == CpuVendor::Amd ? kAmdNetOverheadUs : kNetOverheadUs;
+      if (m.nodes > 1) overhead = net_overhead * (p == kSimple ? kSimpleNetOverheadFactor : 1.0);
       intra = std::max(intra, overhead);
       return lat + (s.steps - s.inter_steps) * intra + s.inter_steps * inter;
     }
@@ -763,6 +765,14 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   const HostGroups groups = group_by_host(topology, ranks);
   m.nodes = int(groups.host.size());
+  bool first_host = true;
+  for (const HostId h : groups.host) {
+    if (h == kNoHost) continue;
+    const CpuVendor v = topology.host(h).cpu_vendor;
+    if (first_host) m.cpu_vendor = v;
+    else if (m.cpu_vendor != v) m.cpu_vendor.reset();
+    first_host = false;
+  }
   if (m.nodes > 1) {
     const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;

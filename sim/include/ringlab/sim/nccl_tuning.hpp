@@ -48,6 +48,8 @@ struct NcclModel {
                                      ///< NCCL spreads its channels over every NIC of the node
   bool efa = false;                  ///< every host leaves through AWS EFA (Transport::Srd): EFA's
                                      ///< network hop latency replaces NCCL's IB/RoCE one
+  /// The ranks' hosts' CPU vendor (NCCL's comm->cpuVendor); nullopt when they differ (NCCL's MIXED).
+  std::optional<CpuVendor> cpu_vendor = CpuVendor::Intel;
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
 };
 
