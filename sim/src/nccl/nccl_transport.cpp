@@ -329,7 +329,7 @@ struct NcclTransports::Count {
   int costed_pairs = 0, costed_nics = 0;  ///< GPU pairs and GPU-NIC pairs whose PCIe pays the Intel overhead
 };
 
-NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ranks, bool first_only) const {
+NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ranks, bool first_only) const {
   const Topology& t = impl_->topology;
   Count n;
   const auto hosts = ranks_by_host(t, ranks);
@@ -365,12 +365,12 @@ NcclTransports::Count NcclTransports::count_staging(std::span<const DeviceId> ra
 }
 
 bool NcclTransports::detours(std::span<const DeviceId> ranks) const {
-  const Count n = count_staging(ranks, true);
+  const Count n = count_detours(ranks, true);
   return n.shm > 0 || n.staged > 0 || n.costed_pairs > 0 || n.costed_nics > 0;
 }
 
 std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
-  const Count n = count_staging(ranks, false);
+  const Count n = count_detours(ranks, false);
   std::string out;
   if (n.shm > 0)
     out += "SHM or a NIC loopback for " + std::to_string(n.shm) + " of " + std::to_string(n.pairs) +

@@ -77,15 +77,15 @@ class NcclTransports {
   /// GPUDirect RDMA in either direction), or a sender's PCIe through an Intel CPU at NCCL's overhead.
   /// Only then does the simulator need detours. O(pairs per host + GPUs x NICs) routes.
   bool detours(std::span<const DeviceId> ranks) const;
-  /// What goes through host memory among `ranks`, for a report header: "" when every pair of a node
-  /// uses P2P and every GPU-NIC pair GPUDirect RDMA; else, e.g., "nccl transports: SHM for 2 of 2 GPU
-  /// pairs inside nodes; NET through host memory for 16 of 16 GPU-NIC pairs".
+  /// What detours among `ranks`, for a report header: "" when detours() is false; else, e.g.,
+  /// "nccl transports: SHM or a NIC loopback for 2 of 2 GPU pairs inside nodes; NET through host
+  /// memory for 16 of 16 GPU-NIC pairs; PCIe through an Intel CPU at 1.2x for 2 of 2 GPU pairs".
   std::string summary(std::span<const DeviceId> ranks) const;
 
  private:
   struct Impl;
   struct Count;
-  Count count_staging(std::span<const DeviceId> ranks, bool first_only) const;
+  Count count_detours(std::span<const DeviceId> ranks, bool first_only) const;
   std::unique_ptr<Impl> impl_;
 };
 
