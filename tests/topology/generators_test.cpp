@@ -231,7 +231,7 @@ TEST_CASE("pcie8: 8 GPUs without NVLink on 4 PCIe switches, 2 NICs on switches 0
   for (const Link& l : t.links()) CHECK(link_family(l.kind) != LinkFamily::NvLink);
   CHECK(linked(t, "node0/nic0", "node0/pcie0"));
   CHECK(linked(t, "node0/nic1", "node0/pcie2"));
-  CHECK(t.device(t.device_by_name("node0/gpu0")).gpu_model == GpuModel::A100);
+  CHECK(t.device(t.device_by_name("node0/gpu0")).gpu_model == GpuModel::A100Pcie);
 }
 
 TEST_CASE("generic node with overrides: 4 H100 on an NVSwitch, 2 eth25 NICs over TCP", "[generators]") {

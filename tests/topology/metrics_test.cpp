@@ -100,6 +100,8 @@ TEST_CASE("print_summary: a stable text with a unit on every number", "[metrics]
   CHECK(text ==
         "cluster: 4 hosts, 1 rack, 16 GPUs (25 devices, 48 links)\n"
         "devices: gpu 16, cpu 4, nic 4, leaf 1\n"
+        "GPUs by model: generic 16\n"
+        "hosts by CPU vendor: intel 4\n"
         "links:\n"
         "  nvlink2     24 links, 400.0 Gbps each, 9600.0 Gbps total (per direction)\n"
         "  pcie3       20 links, 126.0 Gbps each, 2520.6 Gbps total (per direction)\n"
@@ -112,6 +114,28 @@ TEST_CASE("print_summary: a stable text with a unit on every number", "[metrics]
         "(min .. median .. max)\n"
         "ECMP balance: n/a (no sampled pair has 2-64 equal-cost paths)\n");
   CHECK(text == text_of(c.t, summarize(c.t, Router(c.t))));
+}
+
+TEST_CASE("GPUs are counted by model and hosts by CPU vendor, in enum order, absent ones left out",
+          "[metrics]") {
+  Cluster c = single_switch(3, 2);
+  c.t.set_cpu_vendor(0, CpuVendor::Amd);
+  c.t.set_cpu_vendor(2, CpuVendor::Other);
+  Device h100;
+  h100.name = "node1/gpu2";
+  h100.host = 1;
+  h100.gpu_model = GpuModel::H100;
+  c.t.add_device(h100);
+  const TopologySummary s = summarize(c.t, Router(c.t));
+  CHECK(s.gpus_per_model[std::size_t(GpuModel::Generic)] == 6);
+  CHECK(s.gpus_per_model[std::size_t(GpuModel::H100)] == 1);
+  CHECK(s.hosts_per_cpu_vendor == std::array<std::size_t, kCpuVendorCount>{1, 1, 1});
+  const std::string text = text_of(c.t, s);
+  CHECK_THAT(text, Catch::Contains("\nGPUs by model: generic 6, h100 1\nhosts by CPU vendor: intel 1, amd 1, other 1\n"));
+  const nlohmann::ordered_json doc = summary_json(s, "x");
+  CHECK(doc["gpus_per_model"].dump() == R"({"generic":6,"h100":1})");
+  CHECK(doc["hosts_per_cpu_vendor"].dump() == R"({"intel":1,"amd":1,"other":1})");
+  CHECK(doc["devices_per_kind"].dump() == R"({"gpu":7,"cpu":3,"nic":3,"leaf":1})");
 }
 
 TEST_CASE("leaf-spine: leaf oversubscription is downlinks over uplinks, rack-to-rack pairs have one path "

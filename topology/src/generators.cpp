@@ -46,9 +46,9 @@ constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
      LinkKind::Pcie5, 8, 8, LinkKind::IbNdr, Transport::Rdma,
      "NVIDIA DGX H100 User Guide (2023): 8 H100 SXM5, 4 third-generation NVSwitch with NVLink SHARP, "
      "8 ConnectX-7 NDR 400 Gb/s, each on a PCIe gen5 switch with its GPU, 2x Xeon 8480C"},
-    {NodeTemplate::Pcie8, "pcie8", "", GpuModel::A100, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 2,
+    {NodeTemplate::Pcie8, "pcie8", "", GpuModel::A100Pcie, 8, GpuInterconnect::None, false, 2, LinkKind::Pcie4, 4, 2,
      LinkKind::IbHdr, Transport::Rdma,
-     "typical 8-GPU PCIe gen4 server (e.g. Supermicro SYS-420GP-TNR): 4 PCIe switches under 2 sockets, "
+     "typical 8-GPU PCIe gen4 server (e.g. Supermicro SYS-420GP-TNR): 8 A100 80GB PCIe, 4 PCIe switches under 2 sockets, "
      "2 HDR NICs"},
     {NodeTemplate::V100x4, "v100x4", "", GpuModel::V100, 4, GpuInterconnect::AllToAll, false, 2, LinkKind::Pcie3, 2, 1,
      LinkKind::IbEdr, Transport::Rdma,

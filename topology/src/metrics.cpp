@@ -45,7 +45,11 @@ void count_devices_and_links(const Topology& t, TopologySummary& s) {
   s.racks = t.rack_count();
   s.devices = t.device_count();
   s.links = t.link_count();
-  for (const Device& d : t.devices()) ++s.devices_per_kind[std::size_t(d.kind)];
+  for (const Device& d : t.devices()) {
+    ++s.devices_per_kind[std::size_t(d.kind)];
+    if (d.kind == DeviceKind::Gpu) ++s.gpus_per_model[std::size_t(d.gpu_model)];
+  }
+  for (const Host& h : t.hosts()) ++s.hosts_per_cpu_vendor[std::size_t(h.cpu_vendor)];
   s.gpus = s.devices_per_kind[std::size_t(DeviceKind::Gpu)];
   std::map<LinkKind, LinkKindSummary> per_kind;
   for (const Link& l : t.links()) {
@@ -505,6 +509,28 @@ void print_routing(std::ostream& out, const TopologySummary& s) {
       << " (mean); 1.00 is even\n";
 }
 
+/// "label: name count, name count" over the non-zero counts, indexed by the enum E.
+template <class E, std::size_t N>
+void print_counts(std::ostream& out, std::string_view label, const std::array<std::size_t, N>& counts) {
+  out << label << ':';
+  bool first = true;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (counts[i] == 0) continue;
+    out << (first ? " " : ", ") << to_string(E(i)) << ' ' << counts[i];
+    first = false;
+  }
+  out << '\n';
+}
+
+/// {"name": count} over the non-zero counts, in enum order.
+template <class E, std::size_t N>
+nlohmann::ordered_json counts_json(const std::array<std::size_t, N>& counts) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < N; ++i)
+    if (counts[i] > 0) out[std::string(to_string(E(i)))] = counts[i];
+  return out;
+}
+
 }  // namespace
 
 TopologySummary summarize(const Topology& topology, const Router& router) {
@@ -522,14 +548,9 @@ TopologySummary summarize(const Topology& topology, const Router& router) {
 void print_summary(std::ostream& out, const Topology& topology, const TopologySummary& s) {
   out << "cluster: " << plural(s.hosts, "host") << ", " << plural(s.racks, "rack") << ", " << plural(s.gpus, "GPU")
       << " (" << plural(s.devices, "device") << ", " << plural(s.links, "link") << ")\n";
-  out << "devices:";
-  bool first = true;
-  for (int k = 0; k < kDeviceKindCount; ++k) {
-    if (s.devices_per_kind[std::size_t(k)] == 0) continue;
-    out << (first ? " " : ", ") << to_string(DeviceKind(k)) << ' ' << s.devices_per_kind[std::size_t(k)];
-    first = false;
-  }
-  out << '\n';
+  print_counts<DeviceKind>(out, "devices", s.devices_per_kind);
+  if (s.gpus > 0) print_counts<GpuModel>(out, "GPUs by model", s.gpus_per_model);
+  if (s.hosts > 0) print_counts<CpuVendor>(out, "hosts by CPU vendor", s.hosts_per_cpu_vendor);
   print_links(out, s);
   print_bisection(out, topology, s);
   print_oversubscription(out, s);
@@ -546,10 +567,9 @@ nlohmann::ordered_json summary_json(const TopologySummary& s, const std::string&
   using Json = nlohmann::ordered_json;
   Json doc{{"schema", kTopologySummarySchema}, {"version", kTopologySummaryVersion}, {"scenario", scenario}};
   doc["cluster"] = {{"hosts", s.hosts}, {"racks", s.racks}, {"gpus", s.gpus}, {"devices", s.devices}, {"links", s.links}};
-  Json kinds = Json::object();
-  for (int k = 0; k < kDeviceKindCount; ++k)
-    if (s.devices_per_kind[std::size_t(k)] > 0) kinds[std::string(to_string(DeviceKind(k)))] = s.devices_per_kind[std::size_t(k)];
-  doc["devices_per_kind"] = std::move(kinds);
+  doc["devices_per_kind"] = counts_json<DeviceKind>(s.devices_per_kind);
+  doc["gpus_per_model"] = counts_json<GpuModel>(s.gpus_per_model);
+  doc["hosts_per_cpu_vendor"] = counts_json<CpuVendor>(s.hosts_per_cpu_vendor);
   Json links = Json::array();
   for (const LinkKindSummary& l : s.links_per_kind)
     links.push_back({{"kind", to_string(l.kind)},

@@ -54,6 +54,7 @@ enum class Transport : std::uint8_t { None, Rdma, Tcp, Srd, Tcpx };
 /// vendor, else the architecture): Intel and AMD x86, or Other (Arm such as Grace, POWER, other x86
 /// vendors). NCCL charges its PCIe overhead through Intel's root complex only (nccl_transport.hpp).
 enum class CpuVendor : std::uint8_t { Intel, Amd, Other };
+inline constexpr int kCpuVendorCount = 3;
 
 /// GPU models of the catalogue (kGpuTable in kinds.cpp). New models are appended: the enum indexes
 /// tables (kGpuTable, calibration arrays), so the order of existing values never changes and it is

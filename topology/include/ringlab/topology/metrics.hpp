@@ -52,6 +52,9 @@ struct TopologySummary {
   std::size_t hosts = 0, racks = 0, gpus = 0, devices = 0, links = 0;
   std::array<std::size_t, kDeviceKindCount> devices_per_kind{};  ///< indexed by DeviceKind
   std::vector<LinkKindSummary> links_per_kind;                    ///< kinds present, in LinkKind order
+  std::array<std::size_t, kGpuModelCount> gpus_per_model{};       ///< indexed by GpuModel
+  /// Hosts per CPU vendor (indexed by CpuVendor): NCCL's transports and tuning depend on it.
+  std::array<std::size_t, kCpuVendorCount> hosts_per_cpu_vendor{};
 
   BisectionSplit bisection_split = BisectionSplit::None;
   std::size_t bisection_half = 0;  ///< hosts (or GPUs) in the first half; the rest form the second
