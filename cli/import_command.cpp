@@ -21,6 +21,7 @@ struct ImportOptions {
   std::string nvidia_smi, nccl_xml;
   std::string node_template = "generic";
   bool node_template_given = false;  // --node-template on the command line: it also fills in the XML
+  std::string cpu_vendor;            // --cpu-vendor: "" when not given
   std::string output;
 };
 
@@ -37,6 +38,15 @@ std::optional<NodeLayout> read_layout(const ImportOptions& o, NodeTemplate tmpl)
     return parse_nccl_topo_xml(read_import_file(o.nccl_xml), o.nccl_xml, "node0",
                                o.node_template_given ? std::optional(tmpl) : std::nullopt);
   return std::nullopt;
+}
+
+/// --cpu-vendor on the node layout: the file's, or the template's when only a fabric is given.
+void apply_cpu_vendor(const ImportOptions& o, bool have_fabric, NodeTemplate tmpl, std::optional<NodeLayout>& layout) {
+  if (o.cpu_vendor.empty()) return;
+  const auto vendor = find_cpu_vendor(o.cpu_vendor);
+  if (!vendor) throw InputError("", "--cpu-vendor", "unknown CPU vendor '" + o.cpu_vendor + "': expected intel, amd or other");
+  if (!layout && have_fabric) layout = template_layout(tmpl);
+  if (layout) set_layout_cpu_vendor(*layout, *vendor, "--cpu-vendor");
 }
 
 /// The files the import read, as the user named them: "topology.conf and topo-m.txt".
@@ -69,10 +79,11 @@ void run_import(const ImportOptions& o) {
   if (!tmpl)
     throw InputError("", "--node-template", unknown_name_message("node template", o.node_template, node_template_names()));
   const std::optional<Fabric> fabric = read_fabric(o);
-  const std::optional<NodeLayout> layout = read_layout(o, *tmpl);
+  std::optional<NodeLayout> layout = read_layout(o, *tmpl);
   if (!fabric && !layout)
     throw InputError("", "", "nothing to import: expected --slurm, --slurm-yaml or --ibnetdiscover, and/or "
                              "--nvidia-smi or --nccl-xml");
+  apply_cpu_vendor(o, fabric.has_value(), *tmpl, layout);
   const ImportedCluster imported = combine(fabric ? &*fabric : nullptr, layout ? &*layout : nullptr, *tmpl);
   check_loads(imported, o);
   for (const std::string& a : imported.report.assumptions) std::cerr << "ringlab: assumed: " << a << '\n';
@@ -99,6 +110,9 @@ void add_import_command(CLI::App& topo) {
                                        "Node layout when only a fabric is given; with --nccl-xml, the machine "
                                        "whose GPU model, NVLink and NIC rates fill what the XML does not say")
                            ->capture_default_str();
+  cmd->add_option("--cpu-vendor", o->cpu_vendor,
+                  "intel, amd or other (Arm, POWER): the hosts' CPUs, which topo -m, Slurm and ibnetdiscover do "
+                  "not show (default: the NCCL XML's, else the node template's, else intel)");
   cmd->add_option("-o,--output", o->output, "Write the scenario JSON here instead of standard output");
   cmd->callback([o, tmpl] {
     o->node_template_given = tmpl->count() > 0;

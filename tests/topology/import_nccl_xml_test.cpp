@@ -147,7 +147,39 @@ TEST_CASE("NCCL XML: the CPUs' vendor and CPUID model pick the socket link kind 
     CHECK(with_cpus(attrs).host(0).cpu_vendor == vendor);
   }
   const std::string one = "<system version=\"1\"><cpu numaid=\"0\">" + gpu + "</cpu></system>";
-  CHECK(any_contains(parse_nccl_topo_xml(one, "one.xml").report.assumptions, "names no vendor: an Intel CPU"));
+  const NodeLayout unsaid = parse_nccl_topo_xml(one, "one.xml");
+  CHECK_FALSE(unsaid.cpu_vendor_stated);
+  CHECK_THAT(unsaid.cpu_vendor_assumption, Catch::StartsWith("one.xml: the <cpu> names no vendor: an Intel CPU"));
+  CHECK(any_contains(combine(nullptr, &unsaid).report.assumptions, "names no vendor: an Intel CPU"));
+  CHECK(with_cpus(R"(arch="arm64")").host(0).cpu_vendor == CpuVendor::Other);
+}
+
+TEST_CASE("NCCL XML: a vendor the file names stands; one it does not name can be given", "[import][nccl]") {
+  // The DGX A100 dump names AMD EPYC CPUs: giving AMD again changes nothing, Intel is refused.
+  NodeLayout a100 = parse_nccl_topo_xml(import_fixture("dgx_a100_nccl_topo.xml"), "a100.xml");
+  CHECK(a100.cpu_vendor_stated);
+  CHECK(a100.cpu_vendor_assumption.empty());
+  const std::size_t links = a100.node.link_count(), xgmi = std::size_t(count_links(a100.node, LinkKind::Xgmi));
+  set_layout_cpu_vendor(a100, CpuVendor::Amd, "--cpu-vendor");
+  CHECK(count_links(a100.node, LinkKind::Xgmi) == int(xgmi));
+  CHECK(a100.node.link_count() == links);
+  const Problem p = first_problem([&] { set_layout_cpu_vendor(a100, CpuVendor::Intel, "--cpu-vendor"); }, "a100.xml");
+  CHECK_THAT(p.message, Catch::Contains("names amd CPUs, but --cpu-vendor says intel"));
+  // Two CPUs without a vendor: Intel and smp by default; AMD turns the socket link into xgmi.
+  const std::string gpu = R"(<pci busid="0000:07:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="80" rank="0" gdr="1"/></pci>)";
+  NodeLayout two = parse_nccl_topo_xml("<system version=\"1\"><cpu numaid=\"0\">" + gpu +
+                                           "</cpu><cpu numaid=\"1\"></cpu></system>",
+                                       "two.xml");
+  REQUIRE(count_links(two.node, LinkKind::Smp) == 1);
+  set_layout_cpu_vendor(two, CpuVendor::Amd, "--cpu-vendor");
+  CHECK(two.node.host(0).cpu_vendor == CpuVendor::Amd);
+  CHECK(count_links(two.node, LinkKind::Smp) == 0);
+  CHECK(count_links(two.node, LinkKind::Xgmi) == 1);
+  CHECK(two.cpu_vendor_assumption.empty());
+  CHECK(any_contains(two.report.assumptions, "two.xml: amd CPUs (--cpu-vendor): 1 socket link(s) xgmi"));
+  const ImportedCluster c = combine(nullptr, &two);
+  CHECK_FALSE(any_contains(c.report.assumptions, "names no vendor"));
+  CHECK(c.cluster.host(0).cpu_vendor == CpuVendor::Amd);
 }
 
 TEST_CASE("NCCL XML round trip: XML -> scenario JSON -> XML keeps GPUs, NICs, NVLink, PCIe tree, bandwidths",

@@ -50,6 +50,27 @@ TEST_CASE("nvidia-smi: DGX H100 matrix gives 8 H100 on one NVSwitch, 12 NICs, 10
   CHECK_FALSE(l.report.assumptions.empty());
 }
 
+TEST_CASE("nvidia-smi: the CPU vendor topo -m cannot show is Intel, said so, or the one given", "[import][smi]") {
+  NodeLayout l = parse_nvidia_smi_topo(import_fixture("dgx_h100_topo_m.txt"), "topo.txt", "dgx");
+  CHECK(l.node.host(0).cpu_vendor == CpuVendor::Intel);
+  CHECK_FALSE(l.cpu_vendor_stated);
+  CHECK_THAT(l.cpu_vendor_assumption, Catch::StartsWith("topo.txt: topo -m does not show the CPU vendor: Intel CPUs"));
+  CHECK(any_contains(combine(nullptr, &l).report.assumptions, "does not show the CPU vendor"));
+  const Link smp = link_between(l.node, "dgx/cpu0", "dgx/cpu1");
+  CHECK(smp.kind == LinkKind::Smp);
+  // Other CPUs (Grace, POWER) keep the generic smp link; AMD ones take xgmi at its default rate.
+  set_layout_cpu_vendor(l, CpuVendor::Other, "--cpu-vendor");
+  CHECK(l.node.host(0).cpu_vendor == CpuVendor::Other);
+  CHECK(link_between(l.node, "dgx/cpu0", "dgx/cpu1").bandwidth == smp.bandwidth);
+  set_layout_cpu_vendor(l, CpuVendor::Amd, "--cpu-vendor");
+  const Link xgmi = link_between(l.node, "dgx/cpu0", "dgx/cpu1");
+  CHECK(xgmi.kind == LinkKind::Xgmi);
+  CHECK(xgmi.bandwidth == link_defaults(LinkKind::Xgmi).per_lane * double(link_defaults(LinkKind::Xgmi).default_lanes));
+  const ImportedCluster c = combine(nullptr, &l);
+  CHECK_FALSE(any_contains(c.report.assumptions, "does not show the CPU vendor"));
+  CHECK(c.cluster.host(0).cpu_vendor == CpuVendor::Amd);
+}
+
 TEST_CASE("nvidia-smi: HGX A100 with one HCA and mlx5_0 as a column header", "[import][smi]") {
   const std::string text = R"(        GPU0    GPU1    GPU2    GPU3    mlx5_0  CPU Affinity    NUMA Affinity
 GPU0     X      NV12    NV12    NV12    SYS     48-63   3

@@ -366,20 +366,37 @@ NodeLayout template_layout(NodeTemplate t, const std::string& host) {
   return layout;
 }
 
+void set_layout_cpu_vendor(NodeLayout& layout, CpuVendor vendor, std::string_view option) {
+  Topology& node = layout.node;
+  const CpuVendor had = node.host(0).cpu_vendor;
+  if (layout.cpu_vendor_stated && had != vendor)
+    throw InputError(layout.file, "",
+                     "the file names " + std::string(to_string(had)) + " CPUs, but " + std::string(option) + " says " +
+                         std::string(to_string(vendor)) + ": expected the file's vendor or no " + std::string(option));
+  node.set_cpu_vendor(0, vendor);
+  layout.cpu_vendor_assumption.clear();
+  const LinkKind socket = vendor == CpuVendor::Amd ? LinkKind::Xgmi : LinkKind::Smp;
+  int replaced = 0;
+  for (LinkId id = 0; id < node.link_count(); ++id) {
+    const Link& l = node.link(id);
+    if (link_family(l.kind) != LinkFamily::Smp || cpu_vendor_matches(vendor, l.kind)) continue;
+    node.replace_link(id, Topology::default_link(l.a, l.b, socket, 0));
+    ++replaced;
+  }
+  if (replaced > 0)
+    layout.report.assumptions.push_back(layout.file + ": " + std::string(to_string(vendor)) + " CPUs (" +
+                                        std::string(option) + "): " + std::to_string(replaced) + " socket link(s) " +
+                                        std::string(to_string(socket)) + ", the vendor's default (defaults table)");
+}
+
 ImportedCluster combine(const Fabric* fabric, const NodeLayout* layout, NodeTemplate node_template) {
   if (!fabric && !layout) throw InputError("", "", "nothing to import: expected a fabric, a node layout, or both");
-  if (!fabric) {
-    ImportedCluster out = lone_host(*layout);
-    ImportReport r = layout->report;
-    r.append(out.report);
-    out.report = std::move(r);
-    return out;
-  }
-  const NodeLayout fallback = layout ? NodeLayout{} : template_layout(node_template);
+  const NodeLayout fallback = layout || !fabric ? NodeLayout{} : template_layout(node_template);
   const NodeLayout& used = layout ? *layout : fallback;
-  ImportedCluster out = Combiner(*fabric, used).run();
-  ImportReport r = fabric->report;
+  ImportedCluster out = fabric ? Combiner(*fabric, used).run() : lone_host(used);
+  ImportReport r = fabric ? fabric->report : ImportReport{};
   r.append(used.report);
+  if (!used.cpu_vendor_assumption.empty()) r.assumptions.push_back(used.cpu_vendor_assumption);
   r.append(out.report);
   out.report = std::move(r);
   return out;

@@ -319,7 +319,7 @@ class XmlParser {
     if (vendor == "GenuineIntel") return {CpuVendor::Intel, ""};
     if (vendor == "AuthenticAMD") return {CpuVendor::Amd, ""};
     if (!vendor.empty()) return {CpuVendor::Other, ""};
-    return {CpuVendor::Intel, "the <cpu> names no vendor: an Intel CPU, ringlab's default"};
+    return {CpuVendor::Intel, "the <cpu> names no vendor: an Intel CPU, ringlab's default (--cpu-vendor says otherwise)"};
   }
 
   GpuModel gpu_model() {
@@ -422,7 +422,6 @@ class XmlParser {
     for (std::size_t x = 0; x < cpus.size(); ++x)
       for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], socket_link_->kind, 0);
     b.set_cpu_vendor(vendor_->vendor);
-    if (!vendor_->why.empty()) assume(vendor_->why);
     if (unreported_width_)
       assume(std::to_string(unreported_width_) + " PCI link(s) with link_width=\"0\" (a VM that does not report the width): x" +
              std::to_string(tmpl.pcie_lanes) + " as in template " + std::string(to_string(tmpl.base)) +
@@ -435,7 +434,10 @@ class XmlParser {
       assume("CPUs joined pairwise by " + std::string(to_string(socket_link_->kind)) + " links (" + socket_link_->why +
              ", defaults table)");
     b.report().append(report_);
-    return b.take();
+    NodeLayout layout = b.take();
+    layout.cpu_vendor_stated = vendor_->why.empty();
+    if (!layout.cpu_vendor_stated) layout.cpu_vendor_assumption = file_ + ": " + vendor_->why;
+    return layout;
   }
 
   void add_nvlinks(detail::LayoutBuilder& b, const std::vector<std::size_t>& gpus,

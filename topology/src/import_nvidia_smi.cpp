@@ -274,7 +274,11 @@ class SmiParser {
     for (std::size_t x = 0; x < cpus.size(); ++x)
       for (std::size_t y = x + 1; y < cpus.size(); ++y) b.link(cpus[x], cpus[y], LinkKind::Smp, 0);
     b.report().append(layout_report_);
-    return b.take();
+    NodeLayout layout = b.take();
+    layout.cpu_vendor_assumption = file_ + ": topo -m does not show the CPU vendor: Intel CPUs, ringlab's default "
+                                           "(NCCL's PCIe overhead and tuning depend on it; --cpu-vendor, or the "
+                                           "hosts' cpu_vendor key, says otherwise)";
+    return layout;
   }
 
   void add_nvlinks(detail::LayoutBuilder& b, const std::vector<DeviceId>& id, std::optional<int> nvswitch_links,

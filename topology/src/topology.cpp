@@ -44,6 +44,12 @@ LinkId Topology::add_link(Link link) {
   return id;
 }
 
+void Topology::replace_link(LinkId id, Link link) {
+  assert(id < links_.size() && link.a == links_[id].a && link.b == links_[id].b);
+  assert(link.bandwidth.bits_per_second() > 0);
+  links_[id] = link;
+}
+
 Link Topology::default_link(DeviceId a, DeviceId b, LinkKind kind, int lanes, Transport transport) {
   const LinkDefaults& d = link_defaults(kind);
   Link link;

@@ -85,6 +85,12 @@ struct NodeLayout {
   Topology node;               ///< exactly one host; device names "<host>/<kind><index>"
   std::vector<NodeNic> nics;   ///< in NIC local-index order
   ImportReport report;
+  /// The file names the CPUs' vendor (NCCL XML's <cpu vendor=, arch=>): set_layout_cpu_vendor() may
+  /// not contradict it.
+  bool cpu_vendor_stated = false;
+  /// Non-empty when the file does not say and the host took ringlab's default (Intel): why, reported
+  /// by combine() as an assumption unless set_layout_cpu_vendor() has given a vendor.
+  std::string cpu_vendor_assumption;
 };
 
 /// Expands a Slurm hostlist expression: "gpu[001-128]", "rack[0-3]-n[00-15]", "a[1,3,5-7],b",
@@ -109,6 +115,13 @@ NodeLayout parse_nccl_topo_xml(std::string_view text, const std::string& file, c
                                std::optional<NodeTemplate> fill = std::nullopt);
 /// The layout of a node template (its NICs named mlx5_<i>).
 NodeLayout template_layout(NodeTemplate t, const std::string& host = "node0");
+
+/// Gives the host of `layout` CPUs of `vendor`, which `nvidia-smi topo -m` cannot show and on which
+/// NCCL's PCIe overhead and tuning depend. Socket links of another vendor's kind become this vendor's
+/// default (xgmi for AMD, smp for Intel and other CPUs), reported as an assumption; the vendor
+/// assumption goes. `option` names the setting in messages ("--cpu-vendor"). Throws InputError naming
+/// the layout's file when the file names another vendor.
+void set_layout_cpu_vendor(NodeLayout& layout, CpuVendor vendor, std::string_view option);
 
 /// The cluster from a fabric and/or a node layout (at least one). Without a layout, `node_template`
 /// builds one. Fabric hosts are added in fabric order, each with the layout's devices and links, then

@@ -82,6 +82,9 @@ class Topology {
   DeviceId add_device(Device device);
   /// Precondition: both ends exist and differ; bandwidth > 0.
   LinkId add_link(Link link);
+  /// Replaces link `id` (its kind, lanes, bandwidth, ...). Precondition: `link` joins the same two
+  /// devices, in the same order; bandwidth > 0.
+  void replace_link(LinkId id, Link link);
 
   /// Link built from the kind's defaults: bandwidth = per_lane * lanes, the default hop latency and
   /// the overhead of its transport (Ethernet defaults to RDMA unless Transport::Tcp is given).
