@@ -72,6 +72,13 @@ TEST_CASE("nccl env: channel bounds, NVLS and the Simple buffer", "[nccl][env]")
   CHECK(both.min_channels == 6);
   CHECK(both.max_channels == 6);
   NcclEnv e;
+  // NCCL reads no NCCL_NCHANNELS (src/graph/connect.cc: MIN/MAX_NCHANNELS and the legacy NRINGS names):
+  // ringlab honours it as asked, and says so.
+  CHECK_THAT(set_nccl_env(e, "NCCL_NCHANNELS", "6"), Catch::Contains("NCCL itself does not read it"));
+  // The socket transport's threads and streams are not modelled: a warning, not silence.
+  CHECK_THAT(set_nccl_env(e, "NCCL_SOCKET_NTHREADS", "4"), Catch::Contains("not modelled by ringlab"));
+  CHECK_THAT(set_nccl_env(e, "NCCL_NSOCKS_PERTHREAD", "2"), Catch::Contains("socket transport"));
+  CHECK(set_nccl_env(e, "NCCL_SOCKET_IFNAME", "eth0").empty());
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_MAX_NCHANNELS", "0"), Catch::Contains("an integer from 1 to 32"));
   // NVLS off: NCCL's choice for 1 GiB on an H100 node falls back to the ring.
   NcclModel m = h100_node(env_of({{"NCCL_NVLS_ENABLE", "0"}}));

@@ -106,8 +106,7 @@ std::string set_version(NcclEnv& env, std::string_view name, std::string_view va
 constexpr std::string_view kNoEffect[] = {
     "NCCL_SOCKET_IFNAME", "NCCL_IB_TIMEOUT",      "NCCL_IB_RETRY_CNT",     "NCCL_ASYNC_ERROR_HANDLING",
     "NCCL_LAUNCH_MODE",   "NCCL_IB_GID_INDEX",    "NCCL_IB_SL",            "NCCL_IB_TC",
-    "NCCL_COMM_ID",       "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD", "NCCL_CHECKS_DISABLE",
-    "NCCL_CHECK_POINTERS"};
+    "NCCL_COMM_ID",       "NCCL_CHECKS_DISABLE",  "NCCL_CHECK_POINTERS"};
 
 // NCCL_DEBUG levels (src/include/nccl_common.h ncclDebugLogLevel) and the subsystem names
 // NCCL_DEBUG_SUBSYS takes (src/debug.cc ncclDebugInit), as of 2.26.
@@ -276,7 +275,8 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_MAX_NCHANNELS") return env.max_channels = int(integer(name, value, 1, 32)), "";
   if (name == "NCCL_NCHANNELS") {  // as MIN and MAX together
     env.min_channels = env.max_channels = int(integer(name, value, 1, 32));
-    return "";
+    return std::string(name) + ": NCCL itself does not read it (2.19-2.28 read NCCL_MIN_NCHANNELS and "
+                               "NCCL_MAX_NCHANNELS); ringlab takes it as both, so set those on the real run";
   }
   if (name == "NCCL_NVLS_ENABLE") return env.nvls = integer(name, value, 0, 2) != 0, "";
   if (name == "NCCL_COLLNET_ENABLE") return env.collnet = integer(name, value, 0, 1) != 0, "";
@@ -309,6 +309,9 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_MNNVL_ENABLE") return env.mnnvl = NcclEnable(integer(name, value, 0, 2)), "";
   if (name == "NCCL_DEBUG" || name == "NCCL_DEBUG_SUBSYS") return set_debug(env, name, value);
   if (name == "NCCL_DEBUG_FILE") return std::string(name) + ": ringlab prints NCCL's log lines to standard error";
+  if (name == "NCCL_SOCKET_NTHREADS" || name == "NCCL_NSOCKS_PERTHREAD")
+    return std::string(name) + ": not modelled by ringlab; ignored (it sets the threads and TCP streams of NCCL's "
+                               "socket transport, whose CPU-bound rate ringlab does not model)";
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";
