@@ -449,10 +449,11 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
     header.notes += (header.notes.empty() ? "" : ", ") + setting;
   if (!plan.auto_choice && plan.algorithm == Algorithm::Nccl) {
     std::optional<Topology> view;
+    bool view_made = true;
     try {
       view = nccl_view(scenario.cluster, plan.order.ranks, plan.nccl_env);
     } catch (const std::invalid_argument&) {
-      // reported per size by the run itself
+      view_made = false;  // reported per size by the run itself
     }
     const Topology& nccl_topology = view ? *view : scenario.cluster;
     if (nccl_node_topology(scenario.cluster, plan.order.ranks, plan.nccl_env)) {  // hosts share NVLink
@@ -464,6 +465,8 @@ SimulateRun simulate_scenario(const Scenario& scenario, const CommandLine& c) {
     }
     const std::string staging = NcclTransports(nccl_topology, plan.nccl_env).summary(plan.order.ranks);
     if (!staging.empty()) header.notes += (header.notes.empty() ? "" : ", ") + staging;
+    if (view_made)
+      header.nccl_model = nccl_model_summary(nccl_model(nccl_topology, plan.order.ranks, plan.nccl_env));
   }
   if (plan.payload.compression.kind != CompressionKind::None)
     header.notes += (header.notes.empty() ? "" : ", ") + ("compression " + to_string(plan.payload.compression));

@@ -609,3 +609,34 @@ TEST_CASE("nccl: the hosts' CPU vendor picks NCCL's network overhead and multi-n
   t.set_cpu_vendor(1, CpuVendor::Intel);
   CHECK_FALSE(nccl_model(t, t.gpus(), NcclEnv{}).cpu_vendor.has_value());
 }
+
+TEST_CASE("nccl: the report's one-line summary of what NCCL's model sees", "[nccl]") {
+  // One H100 node: 18 NVLink4 links at NCCL's 20.6 GB/s (topo.h SM90_NVLINK_BW) = 370.8 GB/s.
+  CHECK(nccl_model_summary(test::h100_node_model()) ==
+        "1 node x 8 h100 (sm 90), NVLink 370.8 GB/s per GPU through NVSwitch, intel CPUs, 16 channels, "
+        "tuning tables of 2.28");
+  // Two hand-built HGX hosts (an NVSwitch that does not reduce) of 8 NDR NICs each, on AMD CPUs,
+  // under 2.23.4's tables.
+  std::vector<DeviceId> gpus;
+  Topology two = hgx_hosts(2, gpus);
+  two.set_cpu_vendor(0, CpuVendor::Amd);
+  two.set_cpu_vendor(1, CpuVendor::Amd);
+  NcclEnv env;
+  env.version = 22304;
+  CHECK(nccl_model_summary(nccl_model(two, gpus, env)) ==
+        "2 nodes x 8 h100 (sm 90), NVLink 370.8 GB/s per GPU through NVSwitch, 8 NICs 400.0 GB/s out of each "
+        "node, amd CPUs, "
+        "16 channels, tuning tables of 2.23");
+  // Ranks that do not fill their nodes evenly, on mixed vendors, on a PCIe GPU without a name.
+  NcclModel odd;
+  odd.ranks = 3;
+  odd.nodes = 2;
+  odd.channels = 2;
+  odd.intra = 24_GBps;
+  odd.nics = 1;
+  odd.inter = 12.5_GBps;
+  odd.cpu_vendor.reset();
+  CHECK(nccl_model_summary(odd) ==
+        "3 ranks on 2 nodes, generic (sm 80), PCIe 24.0 GB/s per GPU, 1 NIC 12.5 GB/s out of each node, mixed CPU "
+        "vendors, 2 channels, tuning tables of 2.28");
+}

@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -1234,6 +1236,27 @@ std::vector<std::string> nccl_tuning_table(const NcclModel& m) {
 constexpr int kNvlsCtas = 16;
 constexpr int kNvlsCtasSm100 = 32;
 constexpr int kNvlsCtasSm100MinVersion = 22600;
+
+std::string nccl_model_summary(const NcclModel& m) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  const int sm = m.gpu == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(m.gpu).sm;
+  if (m.nodes > 0 && m.ranks % m.nodes == 0) out << m.nodes << (m.nodes == 1 ? " node x " : " nodes x ") << m.ranks / m.nodes;
+  else out << m.ranks << " ranks on " << m.nodes << " nodes,";
+  out << ' ' << to_string(m.gpu) << " (sm " << sm << "), ";
+  if (m.nvlink && m.nvlinks > 0) out << "NVLink " << nccl_intra_gbytes(m) << " GB/s per GPU" << (m.nvswitch ? " through NVSwitch" : "");
+  else out << "PCIe " << nccl_intra_gbytes(m) << " GB/s per GPU";
+  if (m.nodes > 1)
+    out << ", " << m.nics << (m.nics == 1 ? " NIC " : " NICs ") << gbytes(m.inter) << " GB/s out of each node"
+        << (m.efa ? " (EFA)" : "");
+  out << ", " << (m.cpu_vendor ? std::string(to_string(*m.cpu_vendor)) + " CPUs" : std::string("mixed CPU vendors"));
+  out << ", " << m.channels << " channels";
+  if (m.nvls) out << ", NVLS";
+  if (m.nvls_tree) out << ", NVLS-Tree";
+  if (m.collnet) out << ", CollNet";
+  out << ", tuning tables of " << tuning_era(m.env.version).name;
+  return out.str();
+}
 
 std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {
   int channels = choice.channels;

@@ -74,6 +74,7 @@ void write_table(std::ostream& out, const ReportHeader& h, std::span<const Repor
   out << "# scenario: " << h.scenario << '\n';
   out << "# rank order: " << h.order_source << (h.order_digest.empty() ? "" : " (digest " + h.order_digest + ")") << '\n';
   if (!h.notes.empty()) out << "# " << h.notes << '\n';
+  if (!h.nccl_model.empty()) out << "# nccl model: " << h.nccl_model << '\n';
   out << "# in-place equals out-of-place in simulation; #wrong is N/A (no data is checked)\n#\n";
   out << "#                                                              out-of-place                       in-place"
          "          \n";

@@ -165,6 +165,11 @@ std::vector<std::string> nccl_tuning_table(const NcclModel& model);
 /// NCCL also narrows the range for small sizes (its thread thresholds), which ringlab does not model.
 std::string nccl_choice_line(const NcclModel& model, Collective collective, Bytes message, const NcclChoice& choice);
 
+/// What NCCL's model sees, in one line for report headers (no leading "nccl model: "): "2 nodes x 8
+/// a100 (sm 80), NVLink 240.0 GB/s per GPU through NVSwitch, 8 NICs 200.0 GB/s out of each node, amd
+/// CPUs, 16 channels, tuning tables of 2.23". Bandwidths are in NCCL's units (its per-link figures).
+std::string nccl_model_summary(const NcclModel& model);
+
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
 /// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
 bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);

@@ -38,7 +38,8 @@ struct ReportHeader {
   std::string algorithm;        ///< requested algorithm (may be "nccl" = chosen per size)
   int ranks = 0;
   std::string calibration = "pure";
-  std::string notes;            ///< extra lines for the header, each printed after "# "
+  std::string notes;            ///< an extra header line, printed after "# "
+  std::string nccl_model;       ///< what NCCL's model sees (nccl_model_summary), "" when not NCCL's
   std::string order_source = "declaration order";  ///< where the rank order came from
   std::string order_digest;                        ///< RankOrder::digest(), "" when not known
   nlohmann::json order;                            ///< RankOrder::to_json(), null when not known
