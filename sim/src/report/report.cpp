@@ -104,6 +104,7 @@ void write_json(std::ostream& out, const ReportHeader& h, std::span<const Report
   doc["ranks"] = h.ranks;
   doc["calibration"] = h.calibration;
   doc["rank_order"] = {{"source", h.order_source}, {"digest", h.order_digest}, {"order", h.order}};
+  if (!h.nccl_model.empty()) doc["nccl_model"] = h.nccl_model;
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const ReportRow& row : rows) {
     const Result& r = row.result;
