@@ -235,6 +235,30 @@ TEST_CASE("nccl-tests text: launcher prefixes are dropped, output without a coll
   CHECK(ag[0].time == Duration::from_us(16.76));
 }
 
+TEST_CASE("nccl-tests: rows of 0 bytes (-b 0) move nothing and are left out, text and JSON alike") {
+  // As AWS published a p5 run (tests/data/fidelity/aws-p5-2node-efa-eks-2023): two 0-byte rows first.
+  const std::string text =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           0             0     float     sum      -1    15.51    0.00    0.00      0    15.52    0.00    0.00      0\n"
+      "           0             0     float     sum      -1    15.51    0.00    0.00      0    15.50    0.00    0.00      0\n"
+      "           4             1     float     sum      -1    202.2    0.00    0.00      0    179.4    0.00    0.00      0\n";
+  const std::vector<Result> rows = read_nccl_tests_text(text, "zero.txt", Placement::OutOfPlace, Collective::AllReduce);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].message == Bytes{4});
+  CHECK(rows[0].time == Duration::from_us(202.2));
+  // A negative time is still an error, naming its line.
+  CHECK_THROWS_WITH(read_nccl_tests_text(text + "           8             2     float     sum      -1    -1.0    0.00    0.00      0    1.0    0.00    0.00      0\n",
+                                         "zero.txt", Placement::OutOfPlace, Collective::AllReduce),
+                    Catch::Contains("line 5") && Catch::Contains("a time >= 0"));
+  const nlohmann::json doc = nlohmann::json::parse(R"({"args": ["all_reduce_perf"], "results": [
+      {"size": 0, "out_of_place": {"time": 15.5}},
+      {"size": 8, "out_of_place": {"time": 20.25}}]})");
+  const std::vector<Result> json_rows = read_nccl_tests_json(doc, "zero.json");
+  REQUIRE(json_rows.size() == 1);
+  CHECK(json_rows[0].message == Bytes{8});
+  CHECK(json_rows[0].time == Duration::from_us(20.25));
+}
+
 TEST_CASE("nccl-tests text: a device list that is not ranks 0..n-1 is an excerpt and gives no rank count") {
   // Published tables often keep only the last device line (tests/data/fidelity/gb200-*: "Rank 71").
   const std::string excerpt =

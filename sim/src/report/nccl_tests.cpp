@@ -276,6 +276,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     r.key.dtype = row.fields[2];
     try {
       r.message = Bytes{std::stoll(row.fields[0])};
+      if (r.message.count() == 0) continue;  // a -b 0 row: nothing moves, nothing to predict
       const std::string& time = row.fields[time_column];
       if (time == "N/A") continue;  // this half did not run (ringlab-validate's schedule mode)
       r.time = Duration::from_us(std::stod(time));
@@ -314,6 +315,7 @@ std::vector<Result> read_nccl_tests_json(const nlohmann::json& doc, const std::s
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string where = "/results/" + std::to_string(i);
     try {
+      if (rows[i].is_object() && rows[i].value("size", std::int64_t{-1}) == 0) continue;  // a -b 0 row, as above
       if (auto r = read_json_row(rows[i], h, half, per_iter)) results.push_back(std::move(*r));
       else problems.add(where, std::string("expected an object with a positive integer \"size\" and \"") + half +
                                    "\": {\"time\": us >= 0}");

@@ -36,12 +36,14 @@ enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 /// ranks = 0 (unknown; see fill_unknown_ranks). When the output carries NCCL's per-call tuning log
 /// (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING; NCCL logs to stdout by default), a row's algorithm is
 /// the one NCCL logged for its size, named as ringlab names NCCL's choices ("nccl:tree/ll128"),
-/// else "nccl". Throws InputError naming `file` and the line of every problem.
+/// else "nccl". Rows of 0 bytes (`-b 0`) move nothing and are left out. Throws InputError naming
+/// `file` and the line of every problem.
 std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file,
                                          Placement placement = Placement::OutOfPlace,
                                          std::optional<Collective> collective = std::nullopt);
 
-/// Reads nccl-tests' -J JSON document. Throws InputError naming `file` and the JSON pointer.
+/// Reads nccl-tests' -J JSON document; rows of 0 bytes are left out, as in the text. Throws
+/// InputError naming `file` and the JSON pointer.
 std::vector<Result> read_nccl_tests_json(const nlohmann::json& document, const std::string& file,
                                          Placement placement = Placement::OutOfPlace);
 
