@@ -14,6 +14,7 @@
 #include "nccl_env_options.hpp"
 #include "output.hpp"
 #include "ringlab/sim/compare.hpp"
+#include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/sim/predict.hpp"
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/result_json.hpp"
@@ -49,17 +50,37 @@ void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Res
   }
 }
 
+/// "# nccl model (16 ranks): ..." per rank count the runs use, as `simulate` prints it in its header.
+std::string nccl_model_lines(const Scenario& scenario, const std::vector<sim::Result>& measured,
+                             const sim::PredictOptions& options) {
+  std::vector<int> done;
+  std::string lines;
+  for (const sim::Result& run : measured) {
+    if (run.ranks < 2 || run.ranks > int(scenario.cluster.gpus().size())) continue;
+    if (std::find(done.begin(), done.end(), run.ranks) != done.end()) continue;
+    done.push_back(run.ranks);
+    const sim::RankOrder order = options.order ? *options.order : sim::declaration_order(scenario.cluster, run.ranks);
+    const std::string summary = sim::nccl_model_summary(scenario.cluster, order.ranks, options.nccl_env);
+    if (!summary.empty()) lines += "# nccl model (" + std::to_string(run.ranks) + " ranks): " + summary + "\n";
+  }
+  return lines;
+}
+
 void run_compare(const CompareLine& c) {
   if (c.files.size() < 2) throw InputError("", "compare", "expected PREDICTED MEASURED, or SCENARIO MEASURED...");
   std::vector<sim::Result> predicted, measured;
-  std::string title;
+  std::string title, header;
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
     measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
     const sim::PredictOptions options = predict_options(scenario, c.predict, measured);
     predicted = sim::predict_measured(scenario.cluster, measured, options, c.files[1]);
-    if (options.algorithm == sim::Algorithm::Nccl) print_nccl_tuning_logs(scenario, measured, options);
-    else warn_no_tuning_log(options.nccl_env, "an algorithm other than nccl");
+    if (options.algorithm == sim::Algorithm::Nccl) {
+      print_nccl_tuning_logs(scenario, measured, options);
+      header = nccl_model_lines(scenario, measured, options);
+    } else {
+      warn_no_tuning_log(options.nccl_env, "an algorithm other than nccl");
+    }
     title = scenario.name + ": predicted (" + c.predict.algorithm + ") vs measured";
   } else {
     if (c.files.size() != 2) throw InputError(c.files[0], "", "is a results file: expected exactly PREDICTED MEASURED");
@@ -71,7 +92,7 @@ void run_compare(const CompareLine& c) {
   if (!c.plot.empty()) write_output(c.plot, [&](std::ostream& out) { sim::write_comparison_svg(out, comparison, title); });
   write_output(c.output, [&](std::ostream& out) {
     if (c.format == "json") out << sim::to_json(comparison).dump(2) << '\n';
-    else write_comparison_table(out, comparison);
+    else write_comparison_table(out << header, comparison);
   });
 }
 

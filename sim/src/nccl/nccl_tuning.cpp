@@ -1258,6 +1258,16 @@ std::string nccl_model_summary(const NcclModel& m) {
   return out.str();
 }
 
+std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env) {
+  std::optional<Topology> view;
+  try {
+    view = nccl_view(cluster, ranks, env);
+  } catch (const std::invalid_argument&) {
+    return "";
+  }
+  return nccl_model_summary(nccl_model(view ? *view : cluster, ranks, env));
+}
+
 std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {
   int channels = choice.channels;
   if (choice.nccl_algorithm == NcclAlgorithm::Nvls || choice.nccl_algorithm == NcclAlgorithm::NvlsTree) {

@@ -169,6 +169,9 @@ std::string nccl_choice_line(const NcclModel& model, Collective collective, Byte
 /// a100 (sm 80), NVLink 240.0 GB/s per GPU through NVSwitch, 8 NICs 200.0 GB/s out of each node, amd
 /// CPUs, 16 channels, tuning tables of 2.23". Bandwidths are in NCCL's units (its per-link figures).
 std::string nccl_model_summary(const NcclModel& model);
+/// The same for the model NCCL builds for `ranks` under `env`, on the cluster as nccl_view leaves it;
+/// "" when NCCL would not run there (NCCL_IB_HCA leaves a host without a NIC).
+std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env);
 
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
 /// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
