@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct CompareLine {
   std::string plot;
 };
 
+/// The order a measured run of `ranks` GPUs is predicted in; nullopt when the scenario cannot hold it
+/// (fewer than 2 ranks, or more than its GPUs).
+std::optional<sim::RankOrder> run_order(const Scenario& scenario, int ranks, const sim::PredictOptions& options) {
+  if (ranks < 2 || ranks > int(scenario.cluster.gpus().size())) return std::nullopt;
+  return options.order ? *options.order : sim::declaration_order(scenario.cluster, ranks);
+}
+
 /// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING: NCCL's log of each communicator the runs use (one per
 /// collective and rank count, in order of first appearance), with the sizes measured on it.
 void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Result>& measured,
@@ -39,14 +47,14 @@ void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Res
   std::vector<std::pair<sim::Collective, int>> done;
   for (const sim::Result& run : measured) {
     const std::pair<sim::Collective, int> key{run.collective, run.ranks};
-    if (run.ranks < 2 || run.ranks > int(scenario.cluster.gpus().size())) continue;
     if (std::find(done.begin(), done.end(), key) != done.end()) continue;
+    const std::optional<sim::RankOrder> order = run_order(scenario, run.ranks, options);
+    if (!order) continue;
     done.push_back(key);
     std::vector<Bytes> sizes;
     for (const sim::Result& r : measured)
       if (r.collective == run.collective && r.ranks == run.ranks) sizes.push_back(r.message);
-    const sim::RankOrder order = options.order ? *options.order : sim::declaration_order(scenario.cluster, run.ranks);
-    print_nccl_tuning_log(std::cerr, scenario.cluster, order.ranks, options.nccl_env, run.collective, sizes, {});
+    print_nccl_tuning_log(std::cerr, scenario.cluster, order->ranks, options.nccl_env, run.collective, sizes, {});
   }
 }
 
@@ -56,11 +64,11 @@ std::string nccl_model_lines(const Scenario& scenario, const std::vector<sim::Re
   std::vector<int> done;
   std::string lines;
   for (const sim::Result& run : measured) {
-    if (run.ranks < 2 || run.ranks > int(scenario.cluster.gpus().size())) continue;
     if (std::find(done.begin(), done.end(), run.ranks) != done.end()) continue;
+    const std::optional<sim::RankOrder> order = run_order(scenario, run.ranks, options);
+    if (!order) continue;
     done.push_back(run.ranks);
-    const sim::RankOrder order = options.order ? *options.order : sim::declaration_order(scenario.cluster, run.ranks);
-    const std::string summary = sim::nccl_model_summary(scenario.cluster, order.ranks, options.nccl_env);
+    const std::string summary = sim::nccl_model_summary(scenario.cluster, order->ranks, options.nccl_env);
     if (!summary.empty()) lines += "# nccl model (" + std::to_string(run.ranks) + " ranks): " + summary + "\n";
   }
   return lines;
