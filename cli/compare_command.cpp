@@ -6,8 +6,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "measurements.hpp"
@@ -58,18 +61,23 @@ void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Res
   }
 }
 
-/// "# nccl model (16 ranks): ..." per rank count the runs use, as `simulate` prints it in its header.
-std::string nccl_model_lines(const Scenario& scenario, const std::vector<sim::Result>& measured,
-                             const sim::PredictOptions& options) {
+/// What NCCL's model sees (sim::nccl_model_summary, as `simulate` prints it in its header) per rank
+/// count the runs use, in order of first appearance.
+struct NcclModelLine {
+  int ranks;
+  std::string summary;
+};
+std::vector<NcclModelLine> nccl_model_lines(const Scenario& scenario, const std::vector<sim::Result>& measured,
+                                            const sim::PredictOptions& options) {
   std::vector<int> done;
-  std::string lines;
+  std::vector<NcclModelLine> lines;
   for (const sim::Result& run : measured) {
     if (std::find(done.begin(), done.end(), run.ranks) != done.end()) continue;
     const std::optional<sim::RankOrder> order = run_order(scenario, run.ranks, options);
     if (!order) continue;
     done.push_back(run.ranks);
-    const std::string summary = sim::nccl_model_summary(scenario.cluster, order->ranks, options.nccl_env);
-    if (!summary.empty()) lines += "# nccl model (" + std::to_string(run.ranks) + " ranks): " + summary + "\n";
+    std::string summary = sim::nccl_model_summary(scenario.cluster, order->ranks, options.nccl_env);
+    if (!summary.empty()) lines.push_back(NcclModelLine{run.ranks, std::move(summary)});
   }
   return lines;
 }
@@ -77,7 +85,8 @@ std::string nccl_model_lines(const Scenario& scenario, const std::vector<sim::Re
 void run_compare(const CompareLine& c) {
   if (c.files.size() < 2) throw InputError("", "compare", "expected PREDICTED MEASURED, or SCENARIO MEASURED...");
   std::vector<sim::Result> predicted, measured;
-  std::string title, header;
+  std::string title;
+  std::vector<NcclModelLine> models;
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
     measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
@@ -85,7 +94,7 @@ void run_compare(const CompareLine& c) {
     predicted = sim::predict_measured(scenario.cluster, measured, options, c.files[1]);
     if (options.algorithm == sim::Algorithm::Nccl) {
       print_nccl_tuning_logs(scenario, measured, options);
-      header = nccl_model_lines(scenario, measured, options);
+      models = nccl_model_lines(scenario, measured, options);
     } else {
       warn_no_tuning_log(options.nccl_env, "an algorithm other than nccl");
     }
@@ -99,8 +108,17 @@ void run_compare(const CompareLine& c) {
   const sim::Comparison comparison = sim::compare(predicted, measured);
   if (!c.plot.empty()) write_output(c.plot, [&](std::ostream& out) { sim::write_comparison_svg(out, comparison, title); });
   write_output(c.output, [&](std::ostream& out) {
-    if (c.format == "json") out << sim::to_json(comparison).dump(2) << '\n';
-    else write_comparison_table(out << header, comparison);
+    if (c.format == "json") {
+      nlohmann::ordered_json doc = sim::to_json(comparison);
+      if (!models.empty()) {
+        doc["nccl_models"] = nlohmann::ordered_json::array();
+        for (const NcclModelLine& m : models) doc["nccl_models"].push_back({{"ranks", m.ranks}, {"summary", m.summary}});
+      }
+      out << doc.dump(2) << '\n';
+      return;
+    }
+    for (const NcclModelLine& m : models) out << "# nccl model (" << m.ranks << " ranks): " << m.summary << '\n';
+    write_comparison_table(out, comparison);
   });
 }
 

@@ -75,9 +75,11 @@ TEST_CASE("nccl env: channel bounds, NVLS and the Simple buffer", "[nccl][env]")
   // NCCL reads no NCCL_NCHANNELS (src/graph/connect.cc: MIN/MAX_NCHANNELS and the legacy NRINGS names):
   // ringlab honours it as asked, and says so.
   CHECK_THAT(set_nccl_env(e, "NCCL_NCHANNELS", "6"), Catch::Contains("NCCL itself does not read it"));
-  // The socket transport's threads and streams are not modelled: a warning, not silence.
-  CHECK_THAT(set_nccl_env(e, "NCCL_SOCKET_NTHREADS", "4"), Catch::Contains("not modelled by ringlab"));
-  CHECK_THAT(set_nccl_env(e, "NCCL_NSOCKS_PERTHREAD", "2"), Catch::Contains("socket transport"));
+  // The socket transport's threads and streams are modelled (nccl_transport_test.cpp): no warning.
+  CHECK(set_nccl_env(e, "NCCL_SOCKET_NTHREADS", "4").empty());
+  CHECK(set_nccl_env(e, "NCCL_NSOCKS_PERTHREAD", "2").empty());
+  CHECK(e.socket_threads == 4);
+  CHECK(e.socks_per_thread == 2);
   CHECK(set_nccl_env(e, "NCCL_SOCKET_IFNAME", "eth0").empty());
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_MAX_NCHANNELS", "0"), Catch::Contains("an integer from 1 to 32"));
   // NVLS off: NCCL's choice for 1 GiB on an H100 node falls back to the ring.

@@ -286,6 +286,51 @@ TEST_CASE("nccl transports: GCP's GPUDirect-TCPX(O) moves GPU memory directly, p
   CHECK(NcclTransports(sockets, NcclEnv{}).detours(sockets.gpus()));
 }
 
+TEST_CASE("nccl transports: the socket transport moves each connection on its TCP streams at 25 Gb/s each",
+          "[nccl][transport]") {
+  // NCCL's defaults outside AWS and GCP: no helper thread, the control socket carries the data;
+  // threads x streams per thread otherwise, trimmed to MAX_SOCKETS (src/transport/net_socket.cc).
+  CHECK(nccl_socket_streams(NcclEnv{}) == 1);
+  CHECK(nccl_socket_streams(env_of({{"NCCL_NSOCKS_PERTHREAD", "8"}})) == 1);  // still no thread
+  CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "4"}})) == 4);   // one stream per thread
+  CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "2"}, {"NCCL_NSOCKS_PERTHREAD", "8"}})) == 16);
+  CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "16"}, {"NCCL_NSOCKS_PERTHREAD", "8"}})) == 64);
+  NcclEnv e;
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_SOCKET_NTHREADS", "17"), Catch::Contains("an integer from 0 to 16"));
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_NSOCKS_PERTHREAD", "-1"), Catch::Contains("an integer from 0 to 64"));
+
+  // Two L40S servers with one 400 GbE NIC each on plain TCP. A 2-rank ring sends each rank's whole
+  // message (2 (p-1)/p N) over its channels, one connection per channel and direction; each
+  // connection runs at streams x 25 Gb/s, below the NIC (50 GB/s) and the staged PCIe path.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node.gpus = 1;
+  spec.node.gpu_model = GpuModel::L40S;
+  spec.node.pcie = gpu_spec(GpuModel::L40S).pcie;
+  spec.node.pcie_switches = 0;  // GPU and NIC straight on the CPU: staging shares no uplink
+  spec.node.nics = 1;
+  spec.node.nic = LinkKind::Eth400;
+  spec.node.transport = Transport::Tcp;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const NcclEnv ring = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  const NcclConnection c = NcclTransports(t, ring).connect(t.gpus()[0], t.gpus()[1]);
+  CHECK(c.transport == NcclTransport::Net);
+  CHECK(c.max_rate == Bandwidth::from_bits_per_second(25e9));
+  const NcclChoice choice = nccl_choose(t, t.gpus(), Collective::AllReduce, 256_MiB, {}, ring);
+  const double bytes = 256.0 * (1 << 20);
+  const double one_stream = (run_network(t, 256_MiB, ring).result->time - choice.latency).seconds();
+  CHECK(one_stream == Approx(bytes / (choice.channels * 25e9 / 8)).epsilon(0.01));
+  NcclEnv two = ring;
+  REQUIRE(set_nccl_env(two, "NCCL_SOCKET_NTHREADS", "2").empty());
+  const double two_streams = (run_network(t, 256_MiB, two).result->time - choice.latency).seconds();
+  CHECK(two_streams == Approx(bytes / (choice.channels * 2 * 25e9 / 8)).epsilon(0.01));
+  // RDMA on the same NIC: no stream limit, and the NIC's GPUDirect path leaves the flows far faster.
+  spec.node.transport = Transport::Rdma;
+  const Topology rdma = make_cluster(spec);
+  CHECK(NcclTransports(rdma, ring).connect(rdma.gpus()[0], rdma.gpus()[1]).max_rate == Bandwidth{});
+}
+
 namespace {
 
 /// DGX H100 nodes cut to 4 GPUs and 4 NICs (GPU i and NIC i share PCIe switch i; switches 0-1 hang

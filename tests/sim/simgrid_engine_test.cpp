@@ -265,4 +265,11 @@ TEST_CASE("simgrid engine: detours that cost links more than their bytes are ref
   // term grows by 1.2 (no latency or compute here).
   const double costed = Simulator(t, o).run(s).time.seconds();
   CHECK(costed == Approx(1.2 * plain.ringlab.time.seconds()).epsilon(0.01));
+  // A detour with a rate limit of its own (NCCL's socket transport's streams) is refused too; the
+  // flow engine runs each transfer at the limit: a 2-rank ring sends each rank's 8 MiB at 1 GB/s.
+  const Bandwidth limit = Bandwidth::from_bytes_per_second(1e9);
+  o.detours = [&](DeviceId, DeviceId, std::uint16_t) { return Detour{{cpu}, 1.0, 0, limit}; };
+  CHECK_THROWS_WITH(SimgridSimulator(t, o).run(s), Catch::Contains("rate limit of their own"));
+  REQUIRE(plain.ringlab.time.seconds() < 0.1 * (8_MiB / limit).seconds());
+  CHECK(Simulator(t, o).run(s).time.seconds() == Approx((8_MiB / limit).seconds()).epsilon(0.01));
 }

@@ -79,6 +79,7 @@ TransferRoute transfer_route(const Router& router, const Detours& detours, Devic
   Route route = detour.via.empty() ? router.route(src, dst, channel) : router.route_via(src, detour.via, dst, channel);
   out.directions = std::move(route.directions);
   if (detour.costed()) out.costs = detour_costs(router.topology(), out.directions, src, detour);
+  out.max_rate = detour.max_rate;
   return out;
 }
 

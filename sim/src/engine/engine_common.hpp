@@ -35,6 +35,7 @@ Duration local_op_time(const Calibration& cal, const Device& device, const Op& o
 struct TransferRoute {
   std::vector<DirectionId> directions;
   std::vector<double> costs;  ///< one per direction; empty: 1 on every one
+  Bandwidth max_rate;         ///< the detour's limit on one transfer; zero: none
 };
 /// The route a transfer from `src` to `dst` on `channel` takes: through the devices of its detour
 /// where it names any (host-memory staging), else the router's direct route; with the detour's PCIe

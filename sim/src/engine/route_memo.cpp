@@ -1,5 +1,5 @@
 // RouteMemo (route_memo.hpp): a hash map from (source, destination, channel) to a range of one pool
-// of directions.
+// of directions (with its costs and rate limit, where a detour has them).
 #include "engine/route_memo.hpp"
 
 #include <algorithm>
@@ -21,15 +21,15 @@ RouteView RouteMemo::route(DeviceId src, DeviceId dst, std::uint16_t channel) {
   const PathKey key{src, dst, channel};
   if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing) {
     const Entry& e = entries_[found];
-    RouteView view{std::span<const DirectionId>(pool_).subspan(e.begin, e.count), {}};
+    RouteView view{std::span<const DirectionId>(pool_).subspan(e.begin, e.count), {}, e.max_rate};
     if (e.costs != kNoCosts) view.costs = std::span<const double>(cost_pool_).subspan(e.costs, e.count);
     return view;
   }
   TransferRoute route = transfer_route(router_, detours_, src, dst, channel);
-  has_costs_ = has_costs_ || !route.costs.empty();
-  if (const auto kept = keep(key, route.directions, route.costs)) return *kept;
+  has_costs_ = has_costs_ || !route.costs.empty() || route.max_rate.bits_per_second() > 0;
+  if (const auto kept = keep(key, route.directions, route.costs, route.max_rate)) return *kept;
   scratch_ = std::move(route);
-  return RouteView{scratch_.directions, scratch_.costs};
+  return RouteView{scratch_.directions, scratch_.costs, scratch_.max_rate};
 }
 
 void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::uint16_t> channels) {
@@ -51,11 +51,11 @@ void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::
 }
 
 std::optional<RouteView> RouteMemo::keep(const PathKey& key, std::span<const DirectionId> directions,
-                                         std::span<const double> costs) {
+                                         std::span<const double> costs, Bandwidth max_rate) {
   if (pool_.size() + directions.size() > kBudget) return std::nullopt;
-  Entry entry{pool_.size(), std::uint32_t(directions.size())};
+  Entry entry{pool_.size(), std::uint32_t(directions.size()), kNoCosts, max_rate};
   pool_.insert(pool_.end(), directions.begin(), directions.end());
-  RouteView view{std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count), {}};
+  RouteView view{std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count), {}, max_rate};
   if (!costs.empty()) {
     entry.costs = std::uint32_t(cost_pool_.size());
     cost_pool_.insert(cost_pool_.end(), costs.begin(), costs.end());

@@ -19,10 +19,12 @@
 
 namespace ringlab::sim::detail {
 
-/// A kept route: its directions and, for a costed detour, the capacity a byte takes on each.
+/// A kept route: its directions and, for a costed detour, the capacity a byte takes on each; for a
+/// detour with a rate limit, that limit.
 struct RouteView {
   std::span<const DirectionId> directions;
   std::span<const double> costs;  ///< empty: 1 on every direction
+  Bandwidth max_rate;             ///< zero: no limit of its own
 };
 
 class RouteMemo {
@@ -42,7 +44,8 @@ class RouteMemo {
   std::span<const DirectionId> directions(DeviceId src, DeviceId dst, std::uint16_t channel) {
     return route(src, dst, channel).directions;
   }
-  /// Whether any route computed so far has costs (a fold cannot carry them: simulator.cpp).
+  /// Whether any route computed so far has costs or a rate limit (a fold carries neither:
+  /// simulator.cpp).
   bool has_costs() const { return has_costs_; }
   /// Computes and keeps, within the budget, the routes of `channels` from src to dst that are not
   /// kept yet, the direct ones with one Router::routes() call (the pair planned once). For a caller
@@ -56,13 +59,14 @@ class RouteMemo {
   /// Keeps `route` as the route of `key` unless that would pass the budget; the kept copy, or
   /// nullopt when not kept.
   std::optional<RouteView> keep(const PathKey& key, std::span<const DirectionId> directions,
-                                std::span<const double> costs = {});
+                                std::span<const double> costs = {}, Bandwidth max_rate = {});
 
   static constexpr std::uint32_t kNoCosts = UINT32_MAX;
   struct Entry {
     std::size_t begin;
     std::uint32_t count;
     std::uint32_t costs = kNoCosts;  ///< its first cost in cost_pool_, if it has costs
+    Bandwidth max_rate;              ///< zero: none
   };
 
   const Topology* topology_;

@@ -152,7 +152,7 @@ void prepare_nccl(State& state) {
     if (transports->detours(request.order.ranks))
       state.detours = [transports](DeviceId src, DeviceId dst, std::uint16_t channel) {
         const NcclConnection c = transports->connect(src, dst, channel);
-        return Detour{c.waypoints, c.pcie_cost, c.costed_legs};
+        return Detour{c.waypoints, c.pcie_cost, c.costed_legs, c.max_rate};
       };
   } catch (const std::invalid_argument& e) {
     state.transports_unavailable = e.what();

@@ -67,6 +67,7 @@ struct Path {
   RouteId route = 0;
   Duration overhead;  ///< max over the links of the per-message overhead, calibrated
   Duration latency;   ///< sum of the hop latencies, calibrated
+  double rate_cap = detail::kUnlimitedRate;  ///< bytes per picosecond: the detour's limit and SimOptions'
 };
 
 /// Calibrated per-direction numbers, computed once per simulator.
@@ -474,6 +475,8 @@ const Path& Run<Dag>::path_of(Id send, const Op& op) {
     path.overhead = std::max(path.overhead, model_.overhead[c]);
     path.latency += model_.latency[c];
   }
+  path.rate_cap = flow_cap_;
+  if (view.max_rate.bits_per_second() > 0) path.rate_cap = std::min(path.rate_cap, bytes_per_ps(view.max_rate));
   paths_.push_back(path);
   slot = std::uint32_t(paths_.size() - 1);
   path_index_.insert(key, slot);
@@ -560,7 +563,7 @@ void Run<Dag>::start_flow(Id send, const Op& op) {
   const Duration now = queue_.now();
   const Path& path = path_of(send, op);
   const auto path_index = std::uint32_t(&path - paths_.data());
-  const FlowId flow = network_.start(path.route, double(op.bytes.count()), now, flow_cap_);
+  const FlowId flow = network_.start(path.route, double(op.bytes.count()), now, path.rate_cap);
   if (flow >= flow_op_.size()) {
     flow_op_.resize(flow + 1);
     flow_path_.resize(flow + 1);
@@ -912,7 +915,8 @@ struct Simulator::Engine {
     auto fold = ChannelFold::find(schedule, route, DirectionCosts{directions.capacity, directions.latency, directions.overhead},
                                   prefetch);
     // A proved fold has routed every send. Its orbits map directions, not the costs a detour puts on
-    // some flows' bytes (nccl_transport.hpp's PCIe overhead), so a run with costs is not folded.
+    // some flows' bytes (nccl_transport.hpp's PCIe overhead) nor its rate limits (the socket
+    // transport's), so a run with either is not folded.
     if (fold && routes->has_costs()) return std::nullopt;
     return fold;
   }

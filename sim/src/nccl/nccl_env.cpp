@@ -259,6 +259,15 @@ std::string_view nccl_log_name(Protocol p) {
   return "SIMPLE";
 }
 
+int nccl_socket_streams(const NcclEnv& env) {
+  constexpr int kMaxSockets = 64;                       // MAX_SOCKETS (net_socket.cc)
+  constexpr int kAutoThreads = 0, kAutoSocksPerThread = 1;  // autoNt, autoNs outside AWS and GCP
+  const int threads = env.socket_threads == -2 ? kAutoThreads : env.socket_threads;
+  int per_thread = env.socks_per_thread == -2 ? kAutoSocksPerThread : env.socks_per_thread;
+  if (threads > 0 && threads * per_thread > kMaxSockets) per_thread = kMaxSockets / threads;
+  return std::max(1, threads * per_thread);
+}
+
 std::pair<std::string, std::string> split_nccl_setting(std::string_view setting) {
   const auto eq = setting.find('=');
   if (eq == std::string_view::npos || eq == 0)
@@ -309,9 +318,9 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
   if (name == "NCCL_MNNVL_ENABLE") return env.mnnvl = NcclEnable(integer(name, value, 0, 2)), "";
   if (name == "NCCL_DEBUG" || name == "NCCL_DEBUG_SUBSYS") return set_debug(env, name, value);
   if (name == "NCCL_DEBUG_FILE") return std::string(name) + ": ringlab prints NCCL's log lines to standard error";
-  if (name == "NCCL_SOCKET_NTHREADS" || name == "NCCL_NSOCKS_PERTHREAD")
-    return std::string(name) + ": not modelled by ringlab; ignored (it sets the threads and TCP streams of NCCL's "
-                               "socket transport, whose CPU-bound rate ringlab does not model)";
+  // MAX_THREADS 16 (net_socket.cc; NCCL trims a larger count with a warning); MAX_SOCKETS 64.
+  if (name == "NCCL_SOCKET_NTHREADS") return env.socket_threads = int(integer(name, value, 0, 16)), "";
+  if (name == "NCCL_NSOCKS_PERTHREAD") return env.socks_per_thread = int(integer(name, value, 0, 64)), "";
   if (name.substr(0, 5) != "NCCL_")
     throw std::invalid_argument("'" + std::string(name) + "': not an NCCL environment variable");
   if (std::find(std::begin(kNoEffect), std::end(kNoEffect), name) != std::end(kNoEffect)) return "";

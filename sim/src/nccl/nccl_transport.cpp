@@ -9,7 +9,9 @@
 #include "ringlab/sim/nccl_transport.hpp"
 
 #include <algorithm>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -27,6 +29,11 @@ constexpr DeviceId kNone = UINT32_MAX;
 // v2.19 to v2.28): "P2P inefficiency through Intel CPU RC", a path from a GPU through one x86 Intel
 // CPU (PATH_PHB) takes 6/5 of its bandwidth on each PCIe link it crosses.
 constexpr double kIntelP2pOverhead = 6.0 / 5.0;
+// The rate of one TCP stream between two hosts, whatever their NICs' speed: ESnet measures 15-35 Gb/s
+// for a single stream on 100G hosts, "depending on how well tuned the host is" (fasterdata.es.net,
+// "Performance Expectations for a 100G Host", 2024-01-17); ringlab takes the middle. A connection of
+// NCCL's socket transport runs on nccl_socket_streams() of them.
+constexpr Bandwidth kTcpStreamRate = Bandwidth::from_bits_per_second(25e9);
 
 bool is_nvlink_kind(LinkKind k) { return link_family(k) == LinkFamily::NvLink; }
 
@@ -234,6 +241,11 @@ struct NcclTransports::Impl {
     return n;
   }
 
+  /// The rate limit of a NET connection through `nic`: its TCP streams' under NCCL's socket transport.
+  Bandwidth net_max_rate(DeviceId nic) const {
+    return tcp(nic) ? kTcpStreamRate * double(nccl_socket_streams(env)) : Bandwidth{};
+  }
+
   NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
     NcclConnection c;
     c.transport = NcclTransport::Net;
@@ -245,6 +257,7 @@ struct NcclTransports::Impl {
                                     topology.device(dst).name + ": no P2P, SHM disabled and no NIC in the node");
       c.send_gdr = c.recv_gdr = true;
       c.waypoints.push_back(nic);
+      c.max_rate = net_max_rate(nic);
       return c;
     }
     const auto [nic_out, nic_in, pinned] = nics(src, dst, channel);
@@ -253,6 +266,7 @@ struct NcclTransports::Impl {
       return c;
     }
     const DeviceId relay = pxn_relay(src, nic_out);
+    c.max_rate = std::max(net_max_rate(nic_out), net_max_rate(nic_in));
     c.send_gdr = relay != kNone || gdr(src, nic_out, true);
     c.recv_gdr = gdr(dst, nic_in, false);
     if (relay != kNone) {
@@ -327,6 +341,7 @@ struct NcclTransports::Count {
   int shm = 0, pairs = 0;        ///< ordered GPU pairs inside nodes: not P2P, all
   int staged = 0, gpu_nics = 0;  ///< (GPU, NIC) pairs of a node without GPUDirect both ways, all
   int costed_pairs = 0, costed_nics = 0;  ///< GPU pairs and GPU-NIC pairs whose PCIe pays the Intel overhead
+  int socket_nics = 0, nics = 0;          ///< the ranks' hosts' NICs on the socket transport, all
 };
 
 NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ranks, bool first_only) const {
@@ -350,7 +365,9 @@ NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ra
   for (const auto& gpus : hosts) {
     const auto it = nics.find(t.device(gpus.front()).host);
     if (it == nics.end()) continue;
-    for (const DeviceId nic : it->second)
+    for (const DeviceId nic : it->second) {
+      ++n.nics;
+      n.socket_nics += impl_->tcp(nic);
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
         const NcclPath path = impl_->path_type(a, nic);
@@ -360,6 +377,7 @@ NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ra
         if (!direct && ++n.staged && first_only) return n;
         if (n.costed_nics > 0 && first_only) return n;
       }
+    }
   }
   return n;
 }
@@ -384,6 +402,14 @@ std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
     costed += (costed.empty() ? "" : " and ") + std::to_string(n.costed_nics) + " of " + std::to_string(n.gpu_nics) +
               " GPU-NIC sends";
   if (!costed.empty()) out += (out.empty() ? "" : "; ") + std::string("PCIe through an Intel CPU at 1.2x for ") + costed;
+  if (n.socket_nics > 0) {
+    const int streams = nccl_socket_streams(impl_->env);
+    std::ostringstream rate;
+    rate << std::fixed << std::setprecision(1) << kTcpStreamRate.gbps();
+    out += (out.empty() ? "" : "; ") + std::string("NCCL's socket transport on ") + std::to_string(n.socket_nics) +
+           " of " + std::to_string(n.nics) + " NICs, " + std::to_string(streams) +
+           (streams == 1 ? " TCP stream" : " TCP streams") + " per connection at " + rate.str() + " Gb/s each";
+  }
   return out.empty() ? out : "nccl transports: " + out;
 }
 

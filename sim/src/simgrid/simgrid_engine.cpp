@@ -185,6 +185,11 @@ std::vector<SimgridRoute> schedule_routes(const Topology& topology, const SimOpt
                                   topology.device(dst).name +
                                   " take more than their bytes of some links' capacity (NCCL's PCIe overhead "
                                   "through an Intel CPU), which this engine's links cannot weigh; use the flow engine");
+    if (route.max_rate.bits_per_second() > 0)
+      throw std::invalid_argument("SimGrid engine: transfers from " + topology.device(src).name + " to " +
+                                  topology.device(dst).name +
+                                  " have a rate limit of their own (NCCL's socket transport's TCP streams), which "
+                                  "this engine does not take per route; use the flow engine");
     std::vector<DirectionId> path = std::move(route.directions);
     const auto [it, inserted] = index.emplace(std::pair{src, dst}, routes.size());
     if (inserted) {

@@ -86,6 +86,11 @@ struct NcclEnv {
   bool p2p = true;                     ///< NCCL_P2P_DISABLE=0
   bool shm = true;                     ///< NCCL_SHM_DISABLE=0: GPUs without P2P go through host memory
   bool ib = true;                      ///< NCCL_IB_DISABLE=0; 1: NCCL's socket transport on every NIC
+  /// NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD (src/transport/net_socket.cc): the socket
+  /// transport's helper threads and TCP streams per thread; -2: NCCL's auto-detection, whose default
+  /// (a NIC that is neither AWS's nor GCP's) is no helper thread and one stream.
+  int socket_threads = -2;
+  int socks_per_thread = -2;
   /// NCCL_NET_GDR_LEVEL: the farthest path between a GPU and its NIC over which the NIC reads and
   /// writes GPU memory (GPUDirect RDMA); unset: NCCL's default (PXB, ncclTopoCheckGdr).
   std::optional<NcclPath> gdr_level;
@@ -111,6 +116,11 @@ struct NcclEnv {
 
   bool operator==(const NcclEnv&) const = default;
 };
+
+/// The TCP streams one connection of NCCL's socket transport moves its data on
+/// (ncclNetSocketGetNsockNthread, v2.19-2.28): threads x streams per thread, at most MAX_SOCKETS (64)
+/// as NCCL trims it, or 1 when that is 0 (the connection's control socket carries the data).
+int nccl_socket_streams(const NcclEnv& env);
 
 /// Applies NAME=VALUE to `env` ("version" = NCCL's release, "2.20.3" or "2.20"). Throws std::invalid_argument with a message naming what was
 /// expected for a bad value, for a variable that is not NCCL's, and for a setting that changes what

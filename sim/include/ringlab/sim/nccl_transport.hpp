@@ -19,6 +19,10 @@
 //   its host memory, P2P at NCCL_P2P_LEVEL PHB) takes 1.2x its bytes on each PCIe link of the path, as
 //   NCCL's search charges it (INTEL_P2P_OVERHEAD, "P2P inefficiency through Intel CPU RC"), on hosts
 //   whose CPU vendor (Host::cpu_vendor) is Intel.
+// - NCCL's socket transport moves a connection's bytes on nccl_socket_streams() TCP streams
+//   (src/transport/net_socket.cc; one by default), each no faster than one TCP stream between two
+//   hosts runs: 25 Gb/s, the middle of ESnet's 15-35 Gb/s for a single stream on a 100G host
+//   (fasterdata.es.net, "Performance Expectations for a 100G Host", 2024-01-17), whatever the NIC.
 // The simulator routes a transfer through the waypoints connect() returns, at its PCIe cost
 // (SimOptions::detours).
 #pragma once
@@ -31,6 +35,7 @@
 #include <vector>
 
 #include "ringlab/sim/nccl_env.hpp"
+#include "ringlab/topology/units.hpp"
 #include "ringlab/topology/routing.hpp"
 #include "ringlab/topology/topology.hpp"
 
@@ -52,6 +57,9 @@ struct NcclConnection {
   /// sender's path goes through one Intel CPU (PATH_PHB), else 1 with no costed legs.
   double pcie_cost = 1.0;
   std::uint8_t costed_legs = 0;
+  /// NET over NCCL's socket transport: its TCP streams' rate, the most the connection moves; zero
+  /// elsewhere (no limit of its own).
+  Bandwidth max_rate;
 };
 
 /// NCCL's transport decisions over one topology and environment. Const methods are thread-safe (the
@@ -75,11 +83,13 @@ class NcclTransports {
   /// Whether any connection among `ranks` leaves the direct route at line rate: bytes through host
   /// memory or a NIC loopback (a pair of one host without P2P, or a GPU and NIC of a host without
   /// GPUDirect RDMA in either direction), or a sender's PCIe through an Intel CPU at NCCL's overhead.
-  /// Only then does the simulator need detours. O(pairs per host + GPUs x NICs) routes.
+  /// Only then does the simulator need detours (the socket transport always stages, so its stream
+  /// limit rides on them). O(pairs per host + GPUs x NICs) routes.
   bool detours(std::span<const DeviceId> ranks) const;
   /// What detours among `ranks`, for a report header: "" when detours() is false; else, e.g.,
   /// "nccl transports: SHM or a NIC loopback for 2 of 2 GPU pairs inside nodes; NET through host
-  /// memory for 16 of 16 GPU-NIC pairs; PCIe through an Intel CPU at 1.2x for 2 of 2 GPU pairs".
+  /// memory for 16 of 16 GPU-NIC pairs; PCIe through an Intel CPU at 1.2x for 2 of 2 GPU pairs;
+  /// NCCL's socket transport on 2 of 2 NICs, 1 TCP stream per connection at 25.0 Gb/s each".
   std::string summary(std::span<const DeviceId> ranks) const;
 
  private:

@@ -56,10 +56,13 @@ struct Detour {
   /// (nccl_transport.hpp) is 1.2.
   double pcie_cost = 1.0;
   std::uint8_t costed_legs = 0;
+  /// The most one transfer on this route may take, whatever the links leave it (NCCL's socket
+  /// transport: its TCP streams, nccl_transport.hpp); zero: no limit of its own.
+  Bandwidth max_rate;
   /// Whether some bytes take more than their size of a link's capacity.
   bool costed() const { return costed_legs > 0 && pcie_cost != 1.0; }
   /// The direct route at line rate.
-  bool plain() const { return via.empty() && !costed(); }
+  bool plain() const { return via.empty() && !costed() && max_rate.bits_per_second() <= 0; }
 };
 using Detours = std::function<Detour(DeviceId src, DeviceId dst, std::uint16_t channel)>;
 
