@@ -295,6 +295,11 @@ TEST_CASE("nccl transports: the socket transport moves each connection on its TC
   CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "4"}})) == 4);   // one stream per thread
   CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "2"}, {"NCCL_NSOCKS_PERTHREAD", "8"}})) == 16);
   CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "16"}, {"NCCL_NSOCKS_PERTHREAD", "8"}})) == 64);
+  // Auto-detection by the NIC's vendor: AWS 2 x 8, GCP 4 x 1; a variable given replaces its half only.
+  CHECK(nccl_socket_streams(NcclEnv{}, SocketNicVendor::Aws) == 16);
+  CHECK(nccl_socket_streams(env_of({{"NCCL_SOCKET_NTHREADS", "1"}}), SocketNicVendor::Aws) == 8);
+  CHECK(nccl_socket_streams(NcclEnv{}, SocketNicVendor::Gcp) == 4);
+  CHECK(nccl_socket_streams(env_of({{"NCCL_NSOCKS_PERTHREAD", "2"}}), SocketNicVendor::Gcp) == 8);
   NcclEnv e;
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_SOCKET_NTHREADS", "17"), Catch::Contains("an integer from 0 to 16"));
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_NSOCKS_PERTHREAD", "-1"), Catch::Contains("an integer from 0 to 64"));
@@ -325,10 +330,24 @@ TEST_CASE("nccl transports: the socket transport moves each connection on its TC
   REQUIRE(set_nccl_env(two, "NCCL_SOCKET_NTHREADS", "2").empty());
   const double two_streams = (run_network(t, 256_MiB, two).result->time - choice.latency).seconds();
   CHECK(two_streams == Approx(bytes / (choice.channels * 2 * 25e9 / 8)).epsilon(0.01));
-  // RDMA on the same NIC: no stream limit, and the NIC's GPUDirect path leaves the flows far faster.
+  // RDMA on the same NIC: no stream limit.
   spec.node.transport = Transport::Rdma;
   const Topology rdma = make_cluster(spec);
   CHECK(NcclTransports(rdma, ring).connect(rdma.gpus()[0], rdma.gpus()[1]).max_rate == Bandwidth{});
+  // The vendor comes from the node template: an AWS instance's NICs are Amazon's (16 streams by
+  // default), GCP A3's gVNIC Google's (4), A3 Ultra's ConnectX-7 neither (1).
+  auto streams_on = [&](NodeTemplate node) {
+    ClusterSpec cloud;
+    cloud.nodes = 2;
+    cloud.node = node_template(node);
+    cloud.node.transport = Transport::Tcp;
+    cloud.fabric.kind = FabricKind::SingleSwitch;
+    const Topology t2 = make_cluster(cloud);
+    return NcclTransports(t2, NcclEnv{}).connect(t2.gpus()[0], t2.gpus()[8]).max_rate / Bandwidth::from_bits_per_second(25e9);
+  };
+  CHECK(streams_on(NodeTemplate::AwsP4d) == 16.0);
+  CHECK(streams_on(NodeTemplate::GcpA3) == 4.0);
+  CHECK(streams_on(NodeTemplate::GcpA3Ultra) == 1.0);
 }
 
 namespace {

@@ -259,11 +259,13 @@ std::string_view nccl_log_name(Protocol p) {
   return "SIMPLE";
 }
 
-int nccl_socket_streams(const NcclEnv& env) {
-  constexpr int kMaxSockets = 64;                       // MAX_SOCKETS (net_socket.cc)
-  constexpr int kAutoThreads = 0, kAutoSocksPerThread = 1;  // autoNt, autoNs outside AWS and GCP
-  const int threads = env.socket_threads == -2 ? kAutoThreads : env.socket_threads;
-  int per_thread = env.socks_per_thread == -2 ? kAutoSocksPerThread : env.socks_per_thread;
+int nccl_socket_streams(const NcclEnv& env, SocketNicVendor vendor) {
+  constexpr int kMaxSockets = 64;  // MAX_SOCKETS (net_socket.cc)
+  // autoNt and autoNs (ncclNetSocketGetNsockNthread): AWS 2 and 8, GCP 4 and 1, otherwise 0 and 1.
+  const int auto_threads = vendor == SocketNicVendor::Aws ? 2 : vendor == SocketNicVendor::Gcp ? 4 : 0;
+  const int auto_per_thread = vendor == SocketNicVendor::Aws ? 8 : 1;
+  const int threads = env.socket_threads == -2 ? auto_threads : env.socket_threads;
+  int per_thread = env.socks_per_thread == -2 ? auto_per_thread : env.socks_per_thread;
   if (threads > 0 && threads * per_thread > kMaxSockets) per_thread = kMaxSockets / threads;
   return std::max(1, threads * per_thread);
 }

@@ -9,6 +9,7 @@
 #include "ringlab/sim/nccl_transport.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -241,9 +242,22 @@ struct NcclTransports::Impl {
     return n;
   }
 
+  /// The vendor of `nic` as NCCL's socket transport reads it, from its host's node template: AWS
+  /// instances' NICs are Amazon's (ENA and EFA); GCP's A3 and A3 Mega GPU NICs are gVNIC (A3 Ultra's
+  /// are ConnectX-7, as are the rest).
+  SocketNicVendor socket_vendor(DeviceId nic) const {
+    const HostId host = topology.device(nic).host;
+    if (host == kNoHost) return SocketNicVendor::Other;
+    const std::string_view t = topology.host(host).template_name;
+    if (t.starts_with("aws_")) return SocketNicVendor::Aws;
+    if (t == "gcp_a3" || t == "gcp_a3_mega") return SocketNicVendor::Gcp;
+    return SocketNicVendor::Other;
+  }
+  int socket_streams(DeviceId nic) const { return nccl_socket_streams(env, socket_vendor(nic)); }
+
   /// The rate limit of a NET connection through `nic`: its TCP streams' under NCCL's socket transport.
   Bandwidth net_max_rate(DeviceId nic) const {
-    return tcp(nic) ? kTcpStreamRate * double(nccl_socket_streams(env)) : Bandwidth{};
+    return tcp(nic) ? kTcpStreamRate * double(socket_streams(nic)) : Bandwidth{};
   }
 
   NcclConnection net(DeviceId src, DeviceId dst, std::uint64_t channel) const {
@@ -342,6 +356,7 @@ struct NcclTransports::Count {
   int staged = 0, gpu_nics = 0;  ///< (GPU, NIC) pairs of a node without GPUDirect both ways, all
   int costed_pairs = 0, costed_nics = 0;  ///< GPU pairs and GPU-NIC pairs whose PCIe pays the Intel overhead
   int socket_nics = 0, nics = 0;          ///< the ranks' hosts' NICs on the socket transport, all
+  int min_streams = INT32_MAX, max_streams = 0;  ///< over those socket NICs, TCP streams per connection
 };
 
 NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ranks, bool first_only) const {
@@ -367,7 +382,11 @@ NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ra
     if (it == nics.end()) continue;
     for (const DeviceId nic : it->second) {
       ++n.nics;
-      n.socket_nics += impl_->tcp(nic);
+      if (impl_->tcp(nic)) {
+        ++n.socket_nics;
+        n.min_streams = std::min(n.min_streams, impl_->socket_streams(nic));
+        n.max_streams = std::max(n.max_streams, impl_->socket_streams(nic));
+      }
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
         const NcclPath path = impl_->path_type(a, nic);
@@ -403,12 +422,14 @@ std::string NcclTransports::summary(std::span<const DeviceId> ranks) const {
               " GPU-NIC sends";
   if (!costed.empty()) out += (out.empty() ? "" : "; ") + std::string("PCIe through an Intel CPU at 1.2x for ") + costed;
   if (n.socket_nics > 0) {
-    const int streams = nccl_socket_streams(impl_->env);
     std::ostringstream rate;
     rate << std::fixed << std::setprecision(1) << kTcpStreamRate.gbps();
+    const std::string streams = n.min_streams == n.max_streams
+                                    ? std::to_string(n.min_streams)
+                                    : std::to_string(n.min_streams) + "-" + std::to_string(n.max_streams);
     out += (out.empty() ? "" : "; ") + std::string("NCCL's socket transport on ") + std::to_string(n.socket_nics) +
-           " of " + std::to_string(n.nics) + " NICs, " + std::to_string(streams) +
-           (streams == 1 ? " TCP stream" : " TCP streams") + " per connection at " + rate.str() + " Gb/s each";
+           " of " + std::to_string(n.nics) + " NICs, " + streams + (n.max_streams == 1 ? " TCP stream" : " TCP streams") +
+           " per connection at " + rate.str() + " Gb/s each";
   }
   return out.empty() ? out : "nccl transports: " + out;
 }

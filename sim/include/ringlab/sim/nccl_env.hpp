@@ -87,8 +87,8 @@ struct NcclEnv {
   bool shm = true;                     ///< NCCL_SHM_DISABLE=0: GPUs without P2P go through host memory
   bool ib = true;                      ///< NCCL_IB_DISABLE=0; 1: NCCL's socket transport on every NIC
   /// NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD (src/transport/net_socket.cc): the socket
-  /// transport's helper threads and TCP streams per thread; -2: NCCL's auto-detection, whose default
-  /// (a NIC that is neither AWS's nor GCP's) is no helper thread and one stream.
+  /// transport's helper threads and TCP streams per thread; -2: NCCL's auto-detection by the NIC's
+  /// vendor (SocketNicVendor).
   int socket_threads = -2;
   int socks_per_thread = -2;
   /// NCCL_NET_GDR_LEVEL: the farthest path between a GPU and its NIC over which the NIC reads and
@@ -117,10 +117,16 @@ struct NcclEnv {
   bool operator==(const NcclEnv&) const = default;
 };
 
+/// The NIC vendor NCCL's socket transport reads (/sys/class/net/IF/device/vendor) to pick its thread
+/// and stream counts where the environment leaves them: Amazon's (0x1d0f: ENA and EFA) 2 threads of
+/// 8 streams, Google's (0x1ae0: gVNIC) 4 threads of 1, any other none and 1.
+enum class SocketNicVendor : std::uint8_t { Other, Aws, Gcp };
+
 /// The TCP streams one connection of NCCL's socket transport moves its data on
-/// (ncclNetSocketGetNsockNthread, v2.19-2.28): threads x streams per thread, at most MAX_SOCKETS (64)
-/// as NCCL trims it, or 1 when that is 0 (the connection's control socket carries the data).
-int nccl_socket_streams(const NcclEnv& env);
+/// (ncclNetSocketGetNsockNthread, v2.19-2.28): threads x streams per thread, each the environment's
+/// or else the vendor's default, at most MAX_SOCKETS (64) as NCCL trims it, or 1 when that is 0 (the
+/// connection's control socket carries the data).
+int nccl_socket_streams(const NcclEnv& env, SocketNicVendor vendor = SocketNicVendor::Other);
 
 /// Applies NAME=VALUE to `env` ("version" = NCCL's release, "2.20.3" or "2.20"). Throws std::invalid_argument with a message naming what was
 /// expected for a bad value, for a variable that is not NCCL's, and for a setting that changes what
