@@ -21,8 +21,11 @@ RouteView RouteMemo::route(DeviceId src, DeviceId dst, std::uint16_t channel) {
   const PathKey key{src, dst, channel};
   if (const std::uint32_t found = index_.find(key); found != PathCache::kMissing) {
     const Entry& e = entries_[found];
-    RouteView view{std::span<const DirectionId>(pool_).subspan(e.begin, e.count), {}, e.max_rate};
-    if (e.costs != kNoCosts) view.costs = std::span<const double>(cost_pool_).subspan(e.costs, e.count);
+    RouteView view{std::span<const DirectionId>(pool_).subspan(e.begin, e.count), {}, {}};
+    if (e.detour == kNone) return view;
+    const DetourKept& d = detours_kept_[e.detour];
+    if (d.costs != kNone) view.costs = std::span<const double>(cost_pool_).subspan(d.costs, e.count);
+    view.max_rate = d.max_rate;
     return view;
   }
   TransferRoute route = transfer_route(router_, detours_, src, dst, channel);
@@ -53,13 +56,18 @@ void RouteMemo::route_channels(DeviceId src, DeviceId dst, std::span<const std::
 std::optional<RouteView> RouteMemo::keep(const PathKey& key, std::span<const DirectionId> directions,
                                          std::span<const double> costs, Bandwidth max_rate) {
   if (pool_.size() + directions.size() > kBudget) return std::nullopt;
-  Entry entry{pool_.size(), std::uint32_t(directions.size()), kNoCosts, max_rate};
+  Entry entry{pool_.size(), std::uint32_t(directions.size())};
   pool_.insert(pool_.end(), directions.begin(), directions.end());
   RouteView view{std::span<const DirectionId>(pool_).subspan(entry.begin, entry.count), {}, max_rate};
-  if (!costs.empty()) {
-    entry.costs = std::uint32_t(cost_pool_.size());
-    cost_pool_.insert(cost_pool_.end(), costs.begin(), costs.end());
-    view.costs = std::span<const double>(cost_pool_).subspan(entry.costs, entry.count);
+  if (!costs.empty() || max_rate.bits_per_second() > 0) {
+    DetourKept d{kNone, max_rate};
+    if (!costs.empty()) {
+      d.costs = std::uint32_t(cost_pool_.size());
+      cost_pool_.insert(cost_pool_.end(), costs.begin(), costs.end());
+      view.costs = std::span<const double>(cost_pool_).subspan(d.costs, entry.count);
+    }
+    entry.detour = std::uint32_t(detours_kept_.size());
+    detours_kept_.push_back(d);
   }
   index_.insert(key, std::uint32_t(entries_.size()));
   entries_.push_back(entry);

@@ -61,12 +61,15 @@ class RouteMemo {
   std::optional<RouteView> keep(const PathKey& key, std::span<const DirectionId> directions,
                                 std::span<const double> costs = {}, Bandwidth max_rate = {});
 
-  static constexpr std::uint32_t kNoCosts = UINT32_MAX;
-  struct Entry {
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  struct Entry {  // 16 bytes: most routes have neither costs nor a rate limit
     std::size_t begin;
     std::uint32_t count;
-    std::uint32_t costs = kNoCosts;  ///< its first cost in cost_pool_, if it has costs
-    Bandwidth max_rate;              ///< zero: none
+    std::uint32_t detour = kNone;  ///< its index in detours_kept_, if it has costs or a rate limit
+  };
+  struct DetourKept {
+    std::uint32_t costs = kNone;  ///< its first cost in cost_pool_, if it has costs
+    Bandwidth max_rate;           ///< zero: none
   };
 
   const Topology* topology_;
@@ -78,6 +81,7 @@ class RouteMemo {
   std::vector<Entry> entries_;
   std::vector<DirectionId> pool_;     ///< every kept route's directions, one after another
   std::vector<double> cost_pool_;     ///< the costs of the kept routes that have them
+  std::vector<DetourKept> detours_kept_;
   TransferRoute scratch_;             ///< a route computed past the budget
   bool has_costs_ = false;
 };
