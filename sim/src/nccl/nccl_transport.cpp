@@ -280,7 +280,8 @@ struct NcclTransports::Impl {
       return c;
     }
     const DeviceId relay = pxn_relay(src, nic_out);
-    c.max_rate = std::max(net_max_rate(nic_out), net_max_rate(nic_in));
+    // The listening (receiving) side sets the streams: ncclNetSocketConnect takes its handle's nSocks.
+    c.max_rate = net_max_rate(tcp(nic_in) ? nic_in : nic_out);
     c.send_gdr = relay != kNone || gdr(src, nic_out, true);
     c.recv_gdr = gdr(dst, nic_in, false);
     if (relay != kNone) {
