@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
 #include "nccl/host_paths.hpp"
+#include "ringlab/topology/generators.hpp"
 
 namespace ringlab::sim {
 namespace {
@@ -248,9 +250,31 @@ struct NcclTransports::Impl {
   SocketNicVendor socket_vendor(DeviceId nic) const {
     const HostId host = topology.device(nic).host;
     if (host == kNoHost) return SocketNicVendor::Other;
-    const std::string_view t = topology.host(host).template_name;
-    if (t.starts_with("aws_")) return SocketNicVendor::Aws;
-    if (t == "gcp_a3" || t == "gcp_a3_mega") return SocketNicVendor::Gcp;
+    const std::optional<NodeTemplate> t = find_node_template(topology.host(host).template_name);
+    if (!t) return SocketNicVendor::Other;
+    switch (*t) {  // every template listed, so that a new one must be placed (-Wswitch)
+      case NodeTemplate::AwsP4d:
+      case NodeTemplate::AwsP4de:
+      case NodeTemplate::AwsP5:
+      case NodeTemplate::AwsP5e: return SocketNicVendor::Aws;
+      case NodeTemplate::GcpA3:
+      case NodeTemplate::GcpA3Mega: return SocketNicVendor::Gcp;
+      case NodeTemplate::DgxA100:
+      case NodeTemplate::DgxH100:
+      case NodeTemplate::Pcie8:
+      case NodeTemplate::V100x4:
+      case NodeTemplate::Generic:
+      case NodeTemplate::DgxH200:
+      case NodeTemplate::DgxB200:
+      case NodeTemplate::AzureNdv4:
+      case NodeTemplate::AzureNdmV4:
+      case NodeTemplate::AzureNdv5:
+      case NodeTemplate::AzureNdH200v5:
+      case NodeTemplate::GcpA3Ultra:
+      case NodeTemplate::OciBmGpu4_8:
+      case NodeTemplate::OciBmGpuH100_8:
+      case NodeTemplate::Gb200Nvl72: return SocketNicVendor::Other;
+    }
     return SocketNicVendor::Other;
   }
   int socket_streams(DeviceId nic) const { return nccl_socket_streams(env, socket_vendor(nic)); }
@@ -384,9 +408,10 @@ NcclTransports::Count NcclTransports::count_detours(std::span<const DeviceId> ra
     for (const DeviceId nic : it->second) {
       ++n.nics;
       if (impl_->tcp(nic)) {
+        const int streams = impl_->socket_streams(nic);
         ++n.socket_nics;
-        n.min_streams = std::min(n.min_streams, impl_->socket_streams(nic));
-        n.max_streams = std::max(n.max_streams, impl_->socket_streams(nic));
+        n.min_streams = std::min(n.min_streams, streams);
+        n.max_streams = std::max(n.max_streams, streams);
       }
       for (DeviceId a : gpus) {
         ++n.gpu_nics;
