@@ -358,7 +358,7 @@ TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best 
   CHECK(s.check().empty());
 }
 
-TEST_CASE("nccl: NCCL's version picks its tuning tables (2.19, 2.21, 2.23, 2.28)", "[nccl]") {
+TEST_CASE("nccl: NCCL's version picks its tuning tables (2.18.5, 2.19, 2.21, 2.23, 2.28)", "[nccl]") {
   // One H100 node, ring/LL at 1 GiB: busBw = min(llMaxBw[Hopper][N1], 370.8 x share):
   // 2.19: min(87.7, 370.8/4); from 2.21: min(141, 370.8 x 0.5).
   NcclModel m = h100_node();
@@ -397,6 +397,54 @@ TEST_CASE("nccl: NCCL's version picks its tuning tables (2.19, 2.21, 2.23, 2.28)
   // at max(0.6, 1 us net overhead) come off: NCCL's formula as it was.
   CHECK(row(nccl_estimates(spread, Collective::AllReduce, 8_B), NcclAlgorithm::Ring, Protocol::LL)
             .latency.microseconds() == Approx(6.6 + (6 - 8) * 1.0 + 8 * 2.7));
+}
+
+TEST_CASE("nccl: 2.18.5's NVLS-Tree, NVLS, tree and CollNet rows (v2.18.5 tuning.cc)", "[nccl]") {
+  // Four H100 nodes, one 400 Gb/s NIC per GPU: 8 NVLS heads; the NVLS-Tree graph's bwIntra is 40
+  // ((8 + 1) x 40 <= 370.8) and its bwInter rises to 48 (<= 50 GB/s, < 2 x 40).
+  NcclModel m = h100_four_nodes();
+  m.nics = 8;
+  m.nvls = true;
+  m.nvls_tree = true;
+  m.nvls_head_gbytes = 50.0;
+  m.collnet = true;
+  const auto at = [&](int version, NcclAlgorithm a, Protocol p) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, 1_GiB), a, p);
+  };
+  // 2.18.5: baseLat 23 + 2 (nodes - 1) x hwLat[NET][NVLSTree] 19; busBw 8 x bwInter 48 (more than 2
+  // nodes), algBw x .70 x 4 / (2 x 3).
+  const NcclEstimate old_tree = at(21805, NcclAlgorithm::NvlsTree, Protocol::Simple);
+  CHECK(old_tree.latency.microseconds() == Approx(23.0 + 2 * 3 * 19.0));
+  CHECK(old_tree.bandwidth.gigabytes_per_second() == Approx(8 * 48 * 0.70 * 4 / 6.0));
+  // 2.19: baseLat 0 + hwLat[NVLINK] 23 + 2 log2(4) x 14; busBw 8 x min(40, 48 / 2), x 5/6.
+  const NcclEstimate new_tree = at(21900, NcclAlgorithm::NvlsTree, Protocol::Simple);
+  CHECK(new_tree.latency.microseconds() == Approx(23.0 + 2 * 2 * 14.0));
+  CHECK(new_tree.bandwidth.gigabytes_per_second() == Approx(8 * 24 * 5.0 / 6));
+  // Tree/Simple 2.18.5: 2 x (7 x hwLat[NVLINK] 4 + log2(4) x hwLat[NET] 14); 2.19: 28 and 28.
+  CHECK(at(21805, NcclAlgorithm::Tree, Protocol::Simple).latency.microseconds() == Approx(2 * (7 * 4.0 + 2 * 14.0)));
+  CHECK(at(21900, NcclAlgorithm::Tree, Protocol::Simple).latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 28.0)));
+  // CollNet Direct 2.18.5: 2 x (1 x 8.0 + 7 x 0.5 arity) + 10.7; Chain 2 x 7 x 4.75 + 14.
+  CHECK(at(21805, NcclAlgorithm::CollNetDirect, Protocol::Simple).latency.microseconds() ==
+        Approx(2 * (8.0 + 7 * 0.5) + 10.7));
+  CHECK(at(21805, NcclAlgorithm::CollNetChain, Protocol::Simple).latency.microseconds() == Approx(2 * 7 * 4.75 + 14.0));
+  // Two nodes: 23 + 2 x 19, busBw 8 x bwIntra 40, algBw x .70 x 2 / 2.
+  m.ranks = 16;
+  m.nodes = 2;
+  const NcclEstimate two = at(21805, NcclAlgorithm::NvlsTree, Protocol::Simple);
+  CHECK(two.latency.microseconds() == Approx(23.0 + 2 * 19.0));
+  CHECK(two.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.70));
+  // One node, NVLS: 2.18.5's baseLat 23 (its NVLINK hop 0) is 2.19's 23 us hop (baseLat 0).
+  NcclModel one = h100_node();
+  one.nvls = true;
+  one.env.version = 21805;
+  const NcclEstimate nvls = row(nccl_estimates(one, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
+  CHECK(nvls.latency.microseconds() == Approx(23.0));
+  CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
+  // Releases before 2.18.5 take its tables.
+  one.env.version = 21703;
+  CHECK(row(nccl_estimates(one, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::Simple)
+            .latency.microseconds() == Approx(2 * 7 * 4.0));
 }
 
 TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]") {

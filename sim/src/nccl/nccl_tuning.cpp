@@ -3,7 +3,7 @@
 //
 // Provenance: every table below is NCCL src/graph/tuning.cc; those that changed between releases are
 // kept per release (TuningEra, chosen by NcclEnv::version), the others are v2.19's and unchanged
-// since (checked up to v2.29.7); latencies are microseconds, bandwidths GB/s (1e9 B/s).
+// from v2.18.5 (checked up to v2.29.7); latencies are microseconds, bandwidths GB/s (1e9 B/s).
 // Where ringlab has to stand in for something NCCL measures at init (CPU vendor, path types,
 // per-channel bandwidth from the topology search), the stand-in is named next to its use.
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -49,9 +49,10 @@ using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, Col
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
-// NCCL's tuning tables by release: they changed in 2.21, 2.23 and 2.28 (read from each release's
-// src/graph/tuning.cc, tags v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1; unchanged in between:
-// v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked). Latencies in microseconds.
+// NCCL's tuning tables by release: they changed in 2.19, 2.21, 2.23 and 2.28 (read from each
+// release's src/graph/tuning.cc, tags v2.18.5-1, v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1; unchanged
+// in between: v2.18.6, v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked; 2.18.1 and 2.18.3 have
+// other tables, ringlab takes 2.18.5's for them). Latencies in microseconds.
 struct TuningEra {
   int from_version;         // NCCL_VERSION_CODE of the first release using the row
   std::string_view name;
@@ -65,41 +66,55 @@ struct TuningEra {
   bool one_ppn_tree_net_latency;        // one rank per node: NET hop latency is the tree's (from 2.23)
   bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x 5/6
   double pat_efficiency;                // PAT busBw factor (from 2.23); 0: no PAT in the release
+  // 2.18: NVLSTree crosses 2(nNodes-1) NET hops (from 2.19 2 log2(nNodes)), its busBw is the graph's
+  // bwIntra on <= 2 nodes, else bwInter (from 2.19 the smaller of the two), to algBw x .7 n/(2(n-1))
+  // (from 2.19 x 5/6).
+  bool nvls_tree_linear;
+  double collnet_arity_latency;         // CollNetDirect arity serialisation per local rank, us
 };
 // PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
 // used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
 // graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
 // NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
 // 2.27) / 20.9 (2.28).
-constexpr std::array<TuningEra, 4> kEras{{
+// 2.18.5: baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23 for NVLS/NVLSTree Simple,
+// whose NVLINK hwLat is 0; Tree Simple hwLat 4/6/14 (NVLINK/PCI/NET); CollNet 8.0/4.75, 8.0/8.0, 10.7/14;
+// NVLSTree NET 19.
+constexpr std::array<TuningEra, 5> kEras{{
+    {21805, "2.18.5",
+     {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {6.8, 14.0, 0.0}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
+     {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 8.0}, {0.0, 0.0, 4.75}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{1.0, 1.9, 6.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 8.0}, {0.0, 0.0, 8.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 10.7}, {0.0, 0.0, 14.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 19.0}}}}},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, true, 0.5},
     {21900, "2.19",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, false, 0.4},
     {22100, "2.21",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0},
+     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0, false, 0.4},
     {22300, "2.23",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85},
+     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85, false, 0.4},
     {22800, "2.28",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75},
+     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75, false, 0.4},
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
-/// than 2.19 take 2.19's.
+/// than 2.18.5 take 2.18.5's.
 const TuningEra& tuning_era(int version) {
   if (version <= 0) return kEras.back();
   const TuningEra* era = &kEras.front();
@@ -134,7 +149,7 @@ constexpr double kPatLogLatencyDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
 constexpr int kPatMinSm = 60;  // ncclPatEnable: CUDA atomics
 
-// Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.19), dimensionless unless noted.
+// Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.18.5 .. v2.29), dimensionless unless noted.
 constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel, and any other CPU
 constexpr double kAmdNetOverheadUs = 2.0;            // getNetOverhead(): x86 AMD
 constexpr double kSimpleNetOverheadFactor = 3;       // Simple protocol pays the net overhead three times
@@ -146,7 +161,7 @@ constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several no
 constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
 constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
 constexpr double kNvlsAlgoRatioBefore228 = 5.0 / 6.0;  // NVLS busBw -> algBw before 2.28
-constexpr double kCollNetArityLatencyUs = 0.4;         // CollNetDirect arity serialisation per local rank
+constexpr double kNvlsTreeAlgoRatio218 = 0.70;          // NVLSTree busBw -> algBw in 2.18, x n/(2(n-1))
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
 constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
 constexpr std::int64_t kRingPlateauMinBytes = 64;      // per channel per rank before the plateau applies
@@ -402,6 +417,8 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
   const auto [intra, inter] = nvls_tree_graph(m);
   const int heads = nvls_channels(m);
   if (intra <= 0 || heads < 2) return 0.0;
+  if (era.nvls_tree_linear)
+    return heads * (m.nodes <= 2 ? intra : inter) * kNvlsTreeAlgoRatio218 * m.nodes / (2.0 * (m.nodes - 1));
   if (!era.nvls_efficiency) return heads * std::min(intra, m.nodes <= 2 ? inter : inter / 2) * kNvlsAlgoRatioBefore228;
   const double intra_bw = intra * nvls_efficiency(m.gpu) * (heads - 1) / heads *
                           kNvlsAllReducePipelining;
@@ -503,10 +520,12 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
     }
     case NcclAlgorithm::Tree: return lat + 2 * ((ppn - 1) * intra + log2i(m.nodes) * inter);
     case NcclAlgorithm::CollNetDirect:
-      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * kCollNetArityLatencyUs) + inter;
+      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * era.collnet_arity_latency) + inter;
     case NcclAlgorithm::CollNetChain: return lat + 2 * (ppn - 1) * intra + inter;
-    case NcclAlgorithm::Nvls: return intra + (m.nodes > 1 ? inter : 0.0);
-    case NcclAlgorithm::NvlsTree: return lat + intra + 2 * log2i(m.nodes) * inter;
+    // From 2.19 NVLS's base latency is 0 and its NVLINK hop 23 us; 2.18 had them the other way round.
+    case NcclAlgorithm::Nvls: return lat + intra + (m.nodes > 1 ? inter : 0.0);
+    case NcclAlgorithm::NvlsTree:
+      return lat + intra + 2 * (era.nvls_tree_linear ? m.nodes - 1 : log2i(m.nodes)) * inter;
     case NcclAlgorithm::Pat: {
       // One GPU per node: the tree's NET hop latency (with ppn 1 NCCL takes the tree's row).
       const double net = hop_latency(m, era, kHwNet, NcclAlgorithm::Tree, p);
