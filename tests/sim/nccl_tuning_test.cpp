@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -144,7 +145,43 @@ TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple pl
             .latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 28.0)));
 }
 
-TEST_CASE("nccl: only the ring serves reduce-scatter, allgather, broadcast and reduce", "[nccl]") {
+TEST_CASE("nccl: NVLS serves allgather and reduce-scatter on one node from 2.19 (enqueue.cc)", "[nccl]") {
+  NcclModel m = h100_node();
+  m.nvls = true;
+  const auto nvls_row = [&](Collective c, int version) {
+    m.env.version = version;
+    std::optional<NcclEstimate> found;
+    for (const NcclEstimate& e : nccl_estimates(m, c, 1_GiB))
+      if (e.algorithm == NcclAlgorithm::Nvls) found = e;
+    return found;
+  };
+  for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
+    // 2.19-2.27: the NVLS graph as is, 8 channels x 40 GB/s, algBw x 5/6; latency hwLat[NVLINK] 23
+    // (2.19, 2.20; 25 from 2.21).
+    const auto old = nvls_row(c, 22005);
+    REQUIRE(old);
+    CHECK(old->latency.microseconds() == Approx(23.0));
+    CHECK(old->bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
+    // 2.28: busBw 8 x 40 x 0.85 x 7/8 x (ppn - 1)/ppn (no AllReduce pipelining), algBw x 8/7.
+    const auto now = nvls_row(c, 22800);
+    REQUIRE(now);
+    CHECK(now->latency.microseconds() == Approx(25.0));
+    CHECK(now->bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 7.0 / 8 * 8.0 / 7));
+    CHECK_FALSE(nvls_row(c, 21805));  // 2.18: AllReduce only
+  }
+  // Across nodes NCCL needs a CollNet plugin for them (not modelled): none.
+  m.ranks = 16;
+  m.nodes = 2;
+  m.env.version = 22800;
+  for (const NcclEstimate& e : nccl_estimates(m, Collective::AllGather, 1_GiB)) CHECK(e.algorithm != NcclAlgorithm::Nvls);
+  // Broadcast and Reduce never.
+  m.ranks = 8;
+  m.nodes = 1;
+  for (Collective c : {Collective::Broadcast, Collective::Reduce})
+    for (const NcclEstimate& e : nccl_estimates(m, c, 1_GiB)) CHECK(e.algorithm == NcclAlgorithm::Ring);
+}
+
+TEST_CASE("nccl: without NVLS only the ring serves reduce-scatter, allgather, broadcast and reduce", "[nccl]") {
   for (Collective c : {Collective::ReduceScatter, Collective::AllGather, Collective::Broadcast, Collective::Reduce})
     for (const NcclEstimate& e : nccl_estimates(h100_node(), c, 1_MiB)) CHECK(e.algorithm == NcclAlgorithm::Ring);
   // AllGather: p-1 ring steps, algBw = busBw x p/(p-1).

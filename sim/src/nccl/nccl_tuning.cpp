@@ -71,6 +71,10 @@ struct TuningEra {
   // (from 2.19 x 5/6).
   bool nvls_tree_linear;
   double collnet_arity_latency;         // CollNetDirect arity serialisation per local rank, us
+  // From 2.19 NVLS also serves AllGather and ReduceScatter on one node (enqueue.cc topoGetAlgoInfo:
+  // "now we only support single-node NVLS allgather and reducescatter"; 2.28 adds them across nodes
+  // through a CollNet plugin's iallgather/ireducescatter, which ringlab does not model).
+  bool nvls_gather_scatter;
 };
 // PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
 // used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
@@ -86,31 +90,31 @@ constexpr std::array<TuningEra, 5> kEras{{
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 8.0}, {0.0, 0.0, 4.75}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{1.0, 1.9, 6.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 8.0}, {0.0, 0.0, 8.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 10.7}, {0.0, 0.0, 14.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 19.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, true, 0.5},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, true, 0.5, false},
     {21900, "2.19",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, false, 0.4},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, false, 0.4, true},
     {22100, "2.21",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0, false, 0.4},
+     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0, false, 0.4, true},
     {22300, "2.23",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85, false, 0.4},
+     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85, false, 0.4, true},
     {22800, "2.28",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75, false, 0.4},
+     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75, false, 0.4, true},
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
@@ -345,7 +349,13 @@ bool algorithm_applies(const NcclModel& m, Collective c, NcclAlgorithm a, int pr
     case NcclAlgorithm::CollNetDirect:
       return c == Collective::AllReduce && m.collnet && m.nvswitch && proto == kSimple;
     case NcclAlgorithm::CollNetChain: return c == Collective::AllReduce && m.collnet && proto == kSimple;
-    case NcclAlgorithm::Nvls: return c == Collective::AllReduce && m.nvls && proto == kSimple;
+    case NcclAlgorithm::Nvls:
+      if (!m.nvls || proto != kSimple) return false;
+      if (c == Collective::AllReduce) return true;
+      // One node, at most NCCL_MAX_NVLS_ARITY ranks (2.28's enqueue.cc check for the non-AllReduce
+      // collectives), a release that has it.
+      return (c == Collective::AllGather || c == Collective::ReduceScatter) && m.nodes == 1 &&
+             m.ranks <= kNvlsMaxArity && tuning_era(m.env.version).nvls_gather_scatter;
     case NcclAlgorithm::NvlsTree: return c == Collective::AllReduce && m.nvls_tree && proto == kSimple;
     case NcclAlgorithm::Pat:
       return (c == Collective::AllGather || c == Collective::ReduceScatter) && proto == kSimple && pat_enabled(m);
