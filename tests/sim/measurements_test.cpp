@@ -235,6 +235,42 @@ TEST_CASE("nccl-tests text: launcher prefixes are dropped, output without a coll
   CHECK(ag[0].time == Duration::from_us(16.76));
 }
 
+TEST_CASE("nccl-tests text before 2.10: no root column, a relative error where #wrong is now") {
+  // The layout nccl-tests printed until 2020 (e.g. commit 0b30de5): "# Using devices", device lines
+  // without "Group", no "Collective test starting" line, "error" columns holding a float.
+  const std::string text =
+      "# nThread 1 nGpus 1 minBytes 4 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 100 validation: 1 \n"
+      "#\n"
+      "# Using devices\n"
+      "#   Rank  0 Pid  101 on      n0001 device  0 [0x07] A100-SXM4-40GB\n"
+      "#   Rank  1 Pid  102 on      n0002 device  0 [0x07] A100-SXM4-40GB\n"
+      "#\n"
+      "#                                                     out-of-place                       in-place          \n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+      "           4             1   float     sum    30.50    0.00    0.00  0e+00    29.75    0.00    0.00  2e-07\n"
+      "     1048576        262144   float     sum    101.2   10.36   10.36  5e-07    99.80   10.51   10.51  5e-07\n"
+      "# Out of bounds values : 0 OK\n";
+  CHECK_THROWS_WITH(read_nccl_tests_text(text, "old.txt"), Catch::Contains("--collective"));
+  const std::vector<Result> rows = read_nccl_tests_text(text, "old.txt", Placement::OutOfPlace, Collective::AllReduce);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].message == Bytes{4});
+  CHECK(rows[0].time == Duration::from_us(30.5));
+  CHECK(rows[1].time == Duration::from_us(101.2));
+  CHECK(rows[1].key.dtype == "float");
+  CHECK_FALSE(rows[1].wrong);  // a relative error is not a count of wrong elements
+  CHECK(rows[1].ranks == 2);
+  CHECK(rows[1].source.hosts == std::vector<std::string>{"n0001", "n0002"});
+  const std::vector<Result> in_place = read_nccl_tests_text(text, "old.txt", Placement::InPlace, Collective::AllReduce);
+  REQUIRE(in_place.size() == 2);
+  CHECK(in_place[1].time == Duration::from_us(99.8));
+  // A header with neither #wrong nor error columns is still refused.
+  std::string no_check = text;
+  for (std::size_t at; (at = no_check.find("  error")) != std::string::npos;) no_check.replace(at, 7, "  other");
+  CHECK_THROWS_WITH(read_nccl_tests_text(no_check, "old.txt", Placement::OutOfPlace, Collective::AllReduce),
+                    Catch::Contains("\"error\""));
+}
+
 TEST_CASE("nccl-tests: rows of 0 bytes (-b 0) move nothing and are left out, text and JSON alike") {
   // As AWS published a p5 run (tests/data/fidelity/aws-p5-2node-efa-eks-2023): two 0-byte rows first.
   const std::string text =

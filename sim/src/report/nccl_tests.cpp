@@ -42,6 +42,10 @@ struct Header {
   /// column header line, so vendor columns (cpu_time, ...) anywhere do not shift them.
   std::vector<std::size_t> time_columns{5, 9};
   std::vector<std::size_t> wrong_columns{8, 12};
+  /// nccl-tests before 2.10 (2020) print each half's largest relative "error" where newer ones
+  /// count "#wrong" elements, and have no "root" column: the error is not a count, so such rows
+  /// carry no #wrong.
+  std::vector<std::size_t> error_columns;
 };
 
 void read_header_line(const std::string& line, Header& h) {
@@ -70,9 +74,11 @@ void read_header_line(const std::string& line, Header& h) {
   if (w[0] == "size" && std::find(w.begin(), w.end(), "time") != w.end()) {
     h.time_columns.clear();
     h.wrong_columns.clear();
+    h.error_columns.clear();
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (w[i] == "time") h.time_columns.push_back(i);
       if (w[i] == "#wrong") h.wrong_columns.push_back(i);
+      if (w[i] == "error") h.error_columns.push_back(i);
     }
   }
   if (w[0] == "Rank") {
@@ -254,18 +260,22 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
   problems.throw_if_any();
 
   const std::size_t half = placement == Placement::OutOfPlace ? 0 : 1;
-  if (h.time_columns.size() < 2 || h.wrong_columns.size() < 2) {
-    problems.add("", "the column header names fewer than two \"time\" and \"#wrong\" columns (out of place, in place)");
+  const bool counts_wrong = h.wrong_columns.size() >= 2;
+  if (h.time_columns.size() < 2 || (!counts_wrong && h.error_columns.size() < 2)) {
+    problems.add("", "the column header names fewer than two \"time\" and \"#wrong\" (or, before nccl-tests 2.10, "
+                     "\"error\") columns (out of place, in place)");
     problems.throw_if_any();
   }
-  const std::size_t time_column = h.time_columns[half], wrong_column = h.wrong_columns[half];
-  const std::size_t columns = std::max(h.time_columns.back(), h.wrong_columns.back()) + 1;
+  const std::vector<std::size_t>& check_columns = counts_wrong ? h.wrong_columns : h.error_columns;
+  const std::size_t time_column = h.time_columns[half];
+  const std::size_t columns = std::max(h.time_columns.back(), check_columns.back()) + 1;
   std::vector<Result> results;
   for (const Row& row : rows) {
     const std::string where = "line " + std::to_string(row.line);
     if (row.fields.size() < columns) {
       problems.add(where, "expected " + std::to_string(columns) +
-                              " columns (size count type redop root, then time algbw busbw #wrong twice), got " +
+                              " columns (size count type redop root, then time algbw busbw #wrong twice; before nccl-tests "
+                              "2.10 no root and error for #wrong), got " +
                               std::to_string(row.fields.size()));
       continue;
     }
@@ -281,8 +291,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
       if (time == "N/A") continue;  // this half did not run (ringlab-validate's schedule mode)
       r.time = Duration::from_us(std::stod(time));
       if (r.message.count() <= 0 || r.time < Duration{0}) throw std::invalid_argument("negative");
-      const std::string& wrong = row.fields[wrong_column];
-      if (wrong != "N/A") r.wrong = std::stoll(wrong);
+      if (counts_wrong && row.fields[h.wrong_columns[half]] != "N/A") r.wrong = std::stoll(row.fields[h.wrong_columns[half]]);
     } catch (const std::exception&) {
       problems.add(where, "expected numbers in the size, time and #wrong columns (a positive size, a time >= 0)");
       continue;
