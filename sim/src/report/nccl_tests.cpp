@@ -42,9 +42,9 @@ struct Header {
   /// column header line, so vendor columns (cpu_time, ...) anywhere do not shift them.
   std::vector<std::size_t> time_columns{5, 9};
   std::vector<std::size_t> wrong_columns{8, 12};
-  /// nccl-tests before 2.10 (2020) print each half's largest relative "error" where newer ones
-  /// count "#wrong" elements, and have no "root" column: the error is not a count, so such rows
-  /// carry no #wrong.
+  /// nccl-tests before 2.13 (2022-08) print each half's largest relative "error" where newer ones
+  /// count "#wrong" elements (and a "root" column only for reduce and broadcast): the error is not
+  /// a count, so such rows carry no #wrong.
   std::vector<std::size_t> error_columns;
 };
 
@@ -262,7 +262,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
   const std::size_t half = placement == Placement::OutOfPlace ? 0 : 1;
   const bool counts_wrong = h.wrong_columns.size() >= 2;
   if (h.time_columns.size() < 2 || (!counts_wrong && h.error_columns.size() < 2)) {
-    problems.add("", "the column header names fewer than two \"time\" and \"#wrong\" (or, before nccl-tests 2.10, "
+    problems.add("", "the column header names fewer than two \"time\" and \"#wrong\" (or, before nccl-tests 2.13, "
                      "\"error\") columns (out of place, in place)");
     problems.throw_if_any();
   }
@@ -275,7 +275,7 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     if (row.fields.size() < columns) {
       problems.add(where, "expected " + std::to_string(columns) +
                               " columns (size count type redop root, then time algbw busbw #wrong twice; before nccl-tests "
-                              "2.10 no root and error for #wrong), got " +
+                              "2.13 error for #wrong and no root outside reduce and broadcast), got " +
                               std::to_string(row.fields.size()));
       continue;
     }
