@@ -236,7 +236,7 @@ TEST_CASE("nccl-tests text: launcher prefixes are dropped, output without a coll
 }
 
 TEST_CASE("nccl-tests text before 2.13: no root column, a relative error where #wrong is now") {
-  // The layout nccl-tests printed until v2.13.0 (2022-08; e.g. commit 0b30de5 of 2020): "# Using devices", device lines
+  // The layout nccl-tests printed until v2.13.0 (2022-08; e.g. commit 0b30de5 of 2021-02): "# Using devices", device lines
   // without "Group", no "Collective test starting" line, "error" columns holding a float.
   const std::string text =
       "# nThread 1 nGpus 1 minBytes 4 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 100 validation: 1 \n"
