@@ -484,6 +484,38 @@ TEST_CASE("nccl: 2.18.5's NVLS-Tree, NVLS, tree and CollNet rows (v2.18.5 tuning
             .latency.microseconds() == Approx(2 * 7 * 4.0));
 }
 
+TEST_CASE("nccl: Blackwell's own per-channel rows, 2.25's (twice Hopper's) and 2.28's", "[nccl]") {
+  // Two B200 nodes (18 NVLink5 links at NCCL's 40.1 GB/s = 721.8), 50 GB/s x 8 NICs out of each,
+  // 4 channels: 180.45 GB/s intra and 100 inter per channel.
+  NcclModel m = test::h100_node_model(22602);
+  m.gpu = GpuModel::B200;
+  m.nvlink_kind = LinkKind::NvLink5;
+  m.ranks = 16;
+  m.nodes = 2;
+  m.channels = 4;
+  m.inter = Bandwidth::from_bytes_per_second(400e9);
+  const auto bw = [&](int version, NcclAlgorithm a, Protocol p) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, 1_GiB), a, p).bandwidth.gigabytes_per_second();
+  };
+  // Tree/Simple on two nodes: min(180.45, 2 x 100) x 4 x 0.92 = 664 over the cap 4 x perChMaxTreeBws
+  // [Blackwell][N2]: 2 x 41.4 in 2.26, 42.8 in 2.28; algBw x 0.5.
+  CHECK(bw(22602, NcclAlgorithm::Tree, Protocol::Simple) == Approx(4 * 2 * 41.4 * 0.5));
+  CHECK(bw(22800, NcclAlgorithm::Tree, Protocol::Simple) == Approx(4 * 42.8 * 0.5));
+  // Ring/LL128: 4 x 100 x 0.92 = 368 over 4 x perChMaxRingLL128Bws[Blackwell][N2] (2 x 36.7, then
+  // 34.6); algBw x 16 / 30.
+  CHECK(bw(22602, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 2 * 36.7 * 16 / 30.0));
+  CHECK(bw(22800, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 34.6 * 16 / 30.0));
+  // One node: ring/LL at min(llMaxBws[Blackwell][N1] 2 x 141, 721.8 x 0.5), algBw x 8 / 14.
+  m.ranks = 8;
+  m.nodes = 1;
+  CHECK(bw(22800, NcclAlgorithm::Ring, Protocol::LL) == Approx(2 * 141.0 * 8 / 14));
+  // Hopper keeps its rows: 141 on one node.
+  m.gpu = GpuModel::H100;
+  m.nvlink_kind = LinkKind::NvLink4;
+  CHECK(bw(22800, NcclAlgorithm::Ring, Protocol::LL) == Approx(141.0 * 8 / 14));
+}
+
 TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]") {
   // NCCL enables LL128 by default only for sm 7.0, 8.0 and 9.0 (tuning.cc), with NVLink.
   auto has_ll128 = [](GpuModel gpu) {

@@ -138,6 +138,21 @@ constexpr GenTable kLLMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5
 constexpr GenTable kRingLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}}};
 constexpr GenTable kTreeLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}}};
 constexpr GenTable kTreeMaxBwPerChannel{{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}}};
+// Blackwell's rows of the same tables (BLACKWELL_COMPCAP_IDX, compute capability >= 10.0), GB/s:
+// NCCL first ran on Blackwell in 2.25.1, whose tuning.cc sets them to twice Hopper's (2.26.2 and
+// 2.27.3 the same); 2.28.9 has its own for ring LL128 at N2 and for the tree. Releases before 2.25
+// take 2.25's. Hopper's llMaxBws N2/N4 entries changed too but are never read (several nodes pick
+// the row by CPU vendor).
+struct BlackwellRows {
+  double ll_max_one_node;            // llMaxBws[Blackwell][N1]
+  std::array<double, 3> ring_ll128;  // perChMaxRingLL128Bws[Blackwell], N1/N2/N4
+  std::array<double, 3> tree_ll128;  // perChMaxTreeLL128Bws[Blackwell]
+  std::array<double, 3> tree;        // perChMaxTreeBws[Blackwell]
+};
+constexpr BlackwellRows kBlackwellRows225{
+    2 * 141.0, {2 * 36.7, 2 * 36.7, 2 * 36.7}, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}};
+constexpr BlackwellRows kBlackwellRows228{2 * 141.0, {2 * 36.7, 34.6, 2 * 36.7}, {55.6, 31.67, 20.0}, {70.0, 42.8, 24.0}};
+constexpr int kBlackwellRows228Version = 22800;
 
 // treeCorrectionFactor [protocol][log2(bytes/64)], sizes 64 B .. 256 MiB. NCCL src/graph/tuning.cc (v2.19).
 constexpr int kTreeCorrectionSizes = 23;
@@ -266,7 +281,7 @@ int generation(GpuModel gpu) {
     case GpuModel::H100Nvl:
     case GpuModel::H20: return kHopper;
     case GpuModel::B200:
-    case GpuModel::GB200: return kHopper;  // v2.19 predates Blackwell: Hopper rows stand in
+    case GpuModel::GB200: return kHopper;  // Hopper's rows, but for the tables of channel_caps()
     case GpuModel::Generic: return kAmpere;  // unnamed GPUs: Ampere rows
   }
   return kAmpere;
@@ -439,6 +454,22 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
   return bus * double(m.ranks) / ring_steps(Collective::AllReduce, m.ranks, m.nodes).steps;
 }
 
+/// The per-channel caps (ring LL128, tree LL128, tree) of the model's GPUs in node-count column
+/// `col` (N1, N2, N4+), GB/s: their generation's row, Blackwell's own by release.
+struct ChannelCaps {
+  double ring_ll128, tree_ll128, tree;
+};
+ChannelCaps channel_caps(const NcclModel& m, int col) {
+  const auto c = std::size_t(col);
+  if (blackwell(m.gpu)) {
+    const bool from228 = m.env.version <= 0 || m.env.version >= kBlackwellRows228Version;
+    const BlackwellRows& r = from228 ? kBlackwellRows228 : kBlackwellRows225;
+    return {r.ring_ll128[c], r.tree_ll128[c], r.tree[c]};
+  }
+  const auto g = std::size_t(generation(m.gpu));
+  return {kRingLL128MaxBwPerChannel[g][c], kTreeLL128MaxBwPerChannel[g][c], kTreeMaxBwPerChannel[g][c]};
+}
+
 /// comm->bandwidths[coll][a][p] in GB/s (algorithm bandwidth), 0 when disabled.
 double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   if (a == NcclAlgorithm::NvlsTree) return nvls_tree_bandwidth(m, tuning_era(m.env.version));
@@ -463,19 +494,21 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const TuningEra& era = tuning_era(m.env.version);
   double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
   if (ll_row == kHopper && node_col == 0) ll_max = era.hopper_ll_max_one_node;
+  if (m.nodes == 1 && blackwell(m.gpu)) ll_max = kBlackwellRows225.ll_max_one_node;  // 2.28's the same
+  const ChannelCaps caps = channel_caps(m, node_col);
   if (a == NcclAlgorithm::Ring && p == kLL) {
     const bool multi = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
     bus = std::min(ll_max, bus * (multi ? era.ring_ll_share_multi : era.ring_ll_share_other));
   }
   if (a == NcclAlgorithm::Ring && p == kLL128)
     bus = std::min(bus * (ppn < 2 ? era.ring_ll128_one_ppn : kRingLL128Efficiency),
-                   channels * kRingLL128MaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+                   channels * caps.ring_ll128);
   if (a == NcclAlgorithm::Tree) {
-    bus = std::min(bus * kTreeEfficiency, channels * kTreeMaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+    bus = std::min(bus * kTreeEfficiency, channels * caps.tree);
     if (p == kLL) bus = std::min(bus * kTreeLLShare, ll_max);
     if (p == kLL128)
       bus = std::min(bus * (m.nodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode),
-                     channels * kTreeLL128MaxBwPerChannel[std::size_t(gen)][std::size_t(node_col)]);
+                     channels * caps.tree_ll128);
   }
   if (a == NcclAlgorithm::CollNetDirect) {
     double factor = ppn / channels;  // GPU/NIC ratio as NCCL approximates it
@@ -826,6 +859,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   }
   if (m.nodes > 1) nvls_tree_network(topology, ranks, groups, env, m);
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
+  // ringlab's stand-in for the search's channel count: Hopper's ring LL128 cap for Blackwell too.
   const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
   m.channels = std::clamp(int(std::ceil(bottleneck / per_channel)), kMinChannels, kMaxChannels);
   if (m.nodes > 1 && m.nics > 1) {  // every NIC carries the same number of channels
