@@ -156,17 +156,21 @@ TEST_CASE("nccl: NVLS serves allgather and reduce-scatter on one node from 2.19 
     return found;
   };
   for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
-    // 2.19-2.27: the NVLS graph as is, 8 channels x 40 GB/s, algBw x 5/6; latency hwLat[NVLINK] 23
-    // (2.19, 2.20; 25 from 2.21).
+    // 2.19-2.27: the NVLS graph as is, 8 channels x 40 GB/s, algBw x 5/6 until 2.22; latency
+    // hwLat[NVLINK] 23 (2.19, 2.20; 25 from 2.21).
     const auto old = nvls_row(c, 22005);
     REQUIRE(old);
     CHECK(old->latency.microseconds() == Approx(23.0));
     CHECK(old->bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
-    // 2.28: busBw 8 x 40 x 0.85 x 7/8 x (ppn - 1)/ppn (no AllReduce pipelining), algBw x 8/7.
+    // From 2.23 these rows keep busBw as algBw.
+    const auto mid = nvls_row(c, 22703);
+    REQUIRE(mid);
+    CHECK(mid->bandwidth.gigabytes_per_second() == Approx(8 * 40.0));
+    // 2.28: busBw 8 x 40 x 0.85 x 7/8 x (ppn - 1)/ppn (no AllReduce pipelining), unconverted.
     const auto now = nvls_row(c, 22800);
     REQUIRE(now);
     CHECK(now->latency.microseconds() == Approx(25.0));
-    CHECK(now->bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 7.0 / 8 * 8.0 / 7));
+    CHECK(now->bandwidth.gigabytes_per_second() == Approx(8 * 40 * 0.85 * 7.0 / 8 * 7.0 / 8));
     CHECK_FALSE(nvls_row(c, 21805));  // 2.18: AllReduce only
   }
   // Across nodes NCCL needs a CollNet plugin for them (not modelled): none.

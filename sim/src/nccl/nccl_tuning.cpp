@@ -75,6 +75,9 @@ struct TuningEra {
   // "now we only support single-node NVLS allgather and reducescatter"; 2.28 adds them across nodes
   // through a CollNet plugin's iallgather/ireducescatter, which ringlab does not model).
   bool nvls_gather_scatter;
+  // From 2.23 AllGather and ReduceScatter rows of algorithms other than the ring keep their busBw
+  // as algBw ("Convert bus BW to algorithm BW" skips them); before, NVLS took x 5/6 there too.
+  bool gather_scatter_bus_unconverted;
 };
 // PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
 // used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
@@ -90,31 +93,31 @@ constexpr std::array<TuningEra, 5> kEras{{
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 8.0}, {0.0, 0.0, 4.75}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{1.0, 1.9, 6.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 8.0}, {0.0, 0.0, 8.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 10.7}, {0.0, 0.0, 14.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 19.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, true, 0.5, false},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, true, 0.5, false, false},
     {21900, "2.19",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, false, 0.4, true},
+     87.7, 1.0 / 4.0, 1.0 / 3.0, 0.7, false, false, false, 0.0, false, 0.4, true, false},
     {22100, "2.21",
      {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0, false, 0.4, true},
+     141.0, 0.5, 0.5, 0.7, false, false, false, 0.0, false, 0.4, true, false},
     {22300, "2.23",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85, false, 0.4, true},
+     141.0, 0.5, 0.5, 0.92, true, true, false, 0.85, false, 0.4, true, true},
     {22800, "2.28",
      {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
      {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
        {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
-     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75, false, 0.4, true},
+     141.0, 0.5, 0.5, 0.92, true, true, true, 0.75, false, 0.4, true, true},
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
@@ -517,6 +520,8 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
     if (generation(m.gpu) == kHopper) bus *= kCollNetHopperFactor;
   }
   if (a == NcclAlgorithm::Pat) return bus * era.pat_efficiency;  // AllGather/ReduceScatter: busBw as is
+  const bool gather_scatter = c == Collective::AllGather || c == Collective::ReduceScatter;
+  if (a != NcclAlgorithm::Ring && gather_scatter && era.gather_scatter_bus_unconverted) return bus;
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
   if (a == NcclAlgorithm::Nvls)
