@@ -34,7 +34,7 @@ seeds() {
     rank_order) echo "tests/data/rank_order/* scenarios/orders/*" ;;
     schedule) echo "tests/data/schedule/*.json" ;;
     results) echo "tests/data/results/*.json" ;;
-    nccl_tests) echo "tests/data/nccl_tests/h100-1gpu/*.txt tests/data/nccl_tests/h100-1gpu/*.json tests/data/nccl_tests/tuning-log/*.txt" ;;
+    nccl_tests) echo "tests/data/nccl_tests/h100-1gpu/*.txt tests/data/nccl_tests/h100-1gpu/*.json tests/data/nccl_tests/tuning-log/*.txt tests/fuzz/seeds/nccl_tests/*" ;;
   esac
 }
 dict() {
