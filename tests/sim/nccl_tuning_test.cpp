@@ -579,6 +579,17 @@ TEST_CASE("nccl: mixed GPU models run at the oldest compute capability, not the 
   CHECK(nccl_model(t, ranks).gpu == GpuModel::A10);
   const std::vector<DeviceId> reversed{ranks[1], ranks[0]};
   CHECK(nccl_model(t, reversed).gpu == GpuModel::A10);
+  // minCompCap != maxCompCap: NCCL leaves LL128 off (tuning.cc), even where NVLink would allow it.
+  NcclModel mixed = nccl_model(t, ranks);
+  CHECK(mixed.mixed_compute);
+  mixed.nvlink = true;
+  for (const NcclEstimate& e : nccl_estimates(mixed, Collective::AllReduce, 1_MiB)) CHECK(e.protocol != Protocol::LL128);
+  mixed.mixed_compute = false;
+  bool ll128 = false;
+  for (const NcclEstimate& e : nccl_estimates(mixed, Collective::AllReduce, 1_MiB)) ll128 |= e.protocol == Protocol::LL128;
+  CHECK(ll128);
+  // Two H100s: one compute capability.
+  CHECK_FALSE(nccl_model(t, std::vector<DeviceId>{t.device_by_name("h0/gpu0"), t.device_by_name("h0/gpu1")}).mixed_compute);
 }
 
 TEST_CASE("nccl: EFA's network hop latency (aws-ofi-nccl's 20 us, +3 us for Simple) replaces hwLat[NET]", "[nccl]") {

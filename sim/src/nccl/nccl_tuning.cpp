@@ -331,7 +331,8 @@ bool ll128_enabled(const NcclModel& m) {
   bool known = sm == 70 || sm == 80 || sm == 90;
   if (version <= 0 || version >= 22700) known = sm >= 70;
   else if (version >= 22500) known = known || sm == 100 || sm == 120;
-  return m.nvlink && known;
+  // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (every release since 2.18.5).
+  return m.nvlink && known && !m.mixed_compute;
 }
 
 /// NCCL's minCompCap over the ranks: Generic if either is unnamed, else the lower compute capability
@@ -826,6 +827,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   bool first = true;
   for (DeviceId r : ranks) {
     const Device& dev = topology.device(r);
+    m.mixed_compute = m.mixed_compute || gpu_spec(dev.gpu_model).sm != gpu_spec(m.gpu).sm;
     m.gpu = older_gpu(m.gpu, dev.gpu_model);  // Generic if any GPU is unnamed, else the oldest
     Bandwidth nvlink;
     Bandwidth widest;  // the widest other link (PCIe) in NCCL's units

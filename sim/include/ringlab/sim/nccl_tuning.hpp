@@ -41,6 +41,7 @@ struct NcclModel {
   /// together (NCCL fuses them), at most its PCIe link.
   double nvls_head_gbytes = 0.0;
   GpuModel gpu = GpuModel::Generic;  ///< oldest GPU among the ranks (NCCL's minCompCap)
+  bool mixed_compute = false;        ///< the ranks' compute capabilities differ (minCompCap != maxCompCap)
   int nics = 0;                      ///< network rails: fewest NICs that leave a host (0 single node)
   Bandwidth intra;                   ///< per-GPU intra-node bandwidth (NVLink sum or PCIe link)
   int nvlinks = 0;                   ///< NVLink links per GPU, fewest over the ranks (0 without NVLink)
