@@ -483,11 +483,16 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
 struct ChannelCaps {
   double ring_ll128, tree_ll128, tree;
 };
+/// Blackwell's rows of the model's release.
+const BlackwellRows& blackwell_rows(const NcclModel& m) {
+  const bool from228 = m.env.version <= 0 || m.env.version >= kBlackwellRows228Version;
+  return from228 ? kBlackwellRows228 : kBlackwellRows225;
+}
+
 ChannelCaps channel_caps(const NcclModel& m, int col) {
   const auto c = std::size_t(col);
   if (blackwell(m.gpu)) {
-    const bool from228 = m.env.version <= 0 || m.env.version >= kBlackwellRows228Version;
-    const BlackwellRows& r = from228 ? kBlackwellRows228 : kBlackwellRows225;
+    const BlackwellRows& r = blackwell_rows(m);
     return {r.ring_ll128[c], r.tree_ll128[c], r.tree[c]};
   }
   const auto g = std::size_t(generation(m.gpu));
@@ -518,7 +523,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const TuningEra& era = tuning_era(m.env.version);
   double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
   if (ll_row == kHopper && node_col == 0) ll_max = era.hopper_ll_max_one_node;
-  if (m.nodes == 1 && blackwell(m.gpu)) ll_max = kBlackwellRows225.ll_max_one_node;  // 2.28's the same
+  if (m.nodes == 1 && blackwell(m.gpu)) ll_max = blackwell_rows(m).ll_max_one_node;
   const ChannelCaps caps = channel_caps(m, node_col);
   if (a == NcclAlgorithm::Ring && p == kLL) {
     const bool multi = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
