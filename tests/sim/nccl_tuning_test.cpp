@@ -772,3 +772,81 @@ TEST_CASE("nccl: the report's one-line summary of what NCCL's model sees", "[ncc
         "3 ranks on 2 nodes, generic (sm 80), PCIe 24.0 GB/s per GPU, 1 NIC 12.5 GB/s out of each node, mixed CPU "
         "vendors, 2 channels, tuning tables of 2.28");
 }
+
+namespace {
+
+/// Two nodes of `gpus` NVLink-joined GPUs (`model`), `cpus` sockets, `switches` PCIe switches (0:
+/// GPUs and NICs on the CPUs) and `nics` NICs, one Ethernet switch between them.
+Topology two_nvlink_nodes(GpuModel model, int cpus, int switches, int nics, int gpus = 2) {
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node.gpus = gpus;
+  spec.node.gpu_model = model;
+  spec.node.gpu_interconnect = GpuInterconnect::AllToAll;
+  spec.node.nvlink = gpu_spec(model).nvlink;
+  spec.node.nvlinks = gpu_spec(model).nvlinks;
+  spec.node.cpus = cpus;
+  spec.node.pcie_switches = switches;
+  spec.node.nics = nics;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  return make_cluster(spec);
+}
+
+bool has_ll128(const NcclModel& m) {
+  const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
+  return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& e) { return e.protocol == Protocol::LL128; });
+}
+
+}  // namespace
+
+TEST_CASE("nccl: LL128 needs the GPU-NIC path (typeInter) within PXB, PXN from sm 9.0", "[nccl]") {
+  // Each GPU's own PCIe switch holds a NIC: PIX.
+  Topology t = two_nvlink_nodes(GpuModel::A100, 1, 2, 2);
+  NcclModel m = nccl_model(t, t.gpus());
+  CHECK(m.net_path == NcclPath::Pix);
+  CHECK(has_ll128(m));
+  // One NIC on one switch: GPU 0 reaches it at PIX, and NCCL's graph enters by that GPU.
+  t = two_nvlink_nodes(GpuModel::A100, 1, 2, 1);
+  CHECK(nccl_model(t, t.gpus()).net_path == NcclPath::Pix);
+  // GPUs and the NIC straight on the CPU: PHB, no LL128 on Ampere or Hopper (PHB is past PXN).
+  t = two_nvlink_nodes(GpuModel::A100, 1, 0, 1);
+  m = nccl_model(t, t.gpus());
+  CHECK(m.net_path == NcclPath::Phb);
+  CHECK_FALSE(has_ll128(m));
+  CHECK(nccl_model_summary(m).find("GPU to NIC PHB") != std::string::npos);
+  t = two_nvlink_nodes(GpuModel::H100, 1, 0, 1);
+  m = nccl_model(t, t.gpus());
+  REQUIRE(m.net_path == NcclPath::Phb);
+  CHECK_FALSE(has_ll128(m));
+  // Two sockets, a GPU and a NIC on each: every NIC has a GPU on its own CPU, PHB. Four GPUs, two on
+  // each socket, of which only the first socket's are ranks: NIC 1 is across the sockets, SYS.
+  t = two_nvlink_nodes(GpuModel::A100, 2, 0, 2);
+  CHECK(nccl_model(t, t.gpus()).net_path == NcclPath::Phb);
+  t = two_nvlink_nodes(GpuModel::A100, 2, 0, 2, 4);
+  std::vector<DeviceId> first_socket;
+  for (DeviceId g : t.gpus())
+    if (t.device(g).local_index < 2) first_socket.push_back(g);
+  REQUIRE(first_socket.size() == 4);
+  CHECK(nccl_model(t, first_socket).net_path == NcclPath::Sys);
+  CHECK(nccl_model(t, t.gpus()).net_path == NcclPath::Phb);
+  // The rule by release, on a PXN path: Hopper keeps LL128 but in 2.27.3 (within P2C there), Ampere
+  // never; PXB passes everywhere.
+  t = two_nvlink_nodes(GpuModel::H100, 1, 2, 2);
+  m = nccl_model(t, t.gpus());
+  REQUIRE(has_ll128(m));
+  m.net_path = NcclPath::Pxn;
+  for (const int version : {21805, 22604, 0}) {
+    m.env.version = version;
+    CHECK(has_ll128(m));
+  }
+  m.env.version = 22703;
+  CHECK_FALSE(has_ll128(m));
+  m.net_path = NcclPath::Pxb;
+  CHECK(has_ll128(m));
+  t = two_nvlink_nodes(GpuModel::A100, 1, 2, 2);
+  m = nccl_model(t, t.gpus());
+  m.net_path = NcclPath::Pxn;
+  CHECK_FALSE(has_ll128(m));
+  m.net_path = NcclPath::Pxb;
+  CHECK(has_ll128(m));
+}

@@ -322,6 +322,17 @@ double nvls_efficiency(GpuModel gpu) {
 /// Compute capability >= 8.0 (NCCL's minCompCap checks); unnamed GPUs count as Ampere.
 bool ampere_or_newer(GpuModel gpu) { return gpu == GpuModel::Generic || gpu_spec(gpu).sm >= 80; }
 
+/// NCCL's LL128 bound on the graphs' typeInter (tuning.cc): within PXB, or on sm 9.0 and newer within
+/// PXN (v2.18.5-v2.26.6, and from v2.27.5 with NCCL_LL128_C2C's default 1), except 2.27.3's within
+/// P2C there (ringlab has no P2C paths: PXB). Single node: typeInter is never past PIX.
+constexpr int kLl128C2cVersion = 22703;       // v2.27.3: "typeInter <= (ncclParamLl128C2c() ? PATH_P2C : PATH_PXN)"
+constexpr int kLl128PxnAgainVersion = 22705;  // v2.27.5: "typeInter <= PATH_PXN" with NCCL_LL128_C2C
+bool ll128_net_path(const NcclModel& m) {
+  if (m.net_path <= NcclPath::Pxb) return true;
+  const bool v2273 = m.env.version >= kLl128C2cVersion && m.env.version < kLl128PxnAgainVersion;
+  return gpu_spec(m.gpu).sm >= 90 && !v2273 && m.net_path <= NcclPath::Pxn;
+}
+
 /// NCCL enables LL128 by default only on NVLink systems, and by compute capability: up to 2.24 for
 /// 7.0, 8.0 and 9.0 (tuning.cc `switch (minCompCap)`, v2.19.4-v2.24.3), in 2.25 and 2.26 also for
 /// 10.0 and 12.0 (v2.25.1, v2.26.6), from 2.27 for every 7.0 or newer (v2.27.7: `minCompCap < 70`).
@@ -332,7 +343,7 @@ bool ll128_enabled(const NcclModel& m) {
   if (version <= 0 || version >= 22700) known = sm >= 70;
   else if (version >= 22500) known = known || sm == 100 || sm == 120;
   // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (every release since 2.18.5).
-  return m.nvlink && known && !m.mixed_compute;
+  return m.nvlink && known && !m.mixed_compute && ll128_net_path(m);
 }
 
 /// NCCL's minCompCap over the ranks: Generic if either is unnamed, else the lower compute capability
@@ -763,6 +774,29 @@ void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks
   m.nvls_head_gbytes = slowest;
 }
 
+/// NcclModel::net_path: over the hosts of the ranks and each NIC of a host, the path type from the
+/// host's nearest rank GPU to it, the worst. NCCL's search keeps relaxing typeInter until its graph
+/// uses the NICs (src/graph/search.cc ncclTopoCompute), and ringlab's channels use every NIC. A GPU
+/// relaying to a NIC by PXN is never the nearest: the relay itself is nearer.
+NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks, const HostGroups& groups,
+                       const NcclEnv& env) {
+  const auto networks = host_networks(topology, env.ib_hca);
+  NcclPath worst = NcclPath::Loc;
+  for (std::size_t g = 0; g < groups.host.size(); ++g) {
+    const auto it = networks.find(groups.host[g]);
+    if (it == networks.end()) continue;
+    std::vector<NcclPath> nearest(it->second.nics.size(), NcclPath::Sys);
+    for (int r : groups.members[g]) {
+      const auto types = detail::host_path_types(topology, ranks[std::size_t(r)]);
+      for (std::size_t n = 0; n < nearest.size(); ++n)
+        if (const auto t = types.find(it->second.nics[n]); t != types.end())
+          nearest[n] = std::min(nearest[n], t->second);
+    }
+    for (const NcclPath t : nearest) worst = std::max(worst, t);
+  }
+  return worst;
+}
+
 /// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink without an
 /// NVSwitch (nccl_search.hpp), with NCCL's GPU order (`gpu_rank`: GPU index -> rank index; local
 /// index stands in for PCI order, as ringlab has no bus IDs). nullopt anywhere else: there every
@@ -889,7 +923,10 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.nvls = m.nodes == 1 && kind == DeviceKind::NvSwitch;
     m.collnet = m.nodes > 1 && is_fabric_switch(kind);
   }
-  if (m.nodes > 1) nvls_tree_network(topology, ranks, groups, env, m);
+  if (m.nodes > 1) {
+    nvls_tree_network(topology, ranks, groups, env, m);
+    m.net_path = net_path_type(topology, ranks, groups, env);
+  }
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
   // ringlab's stand-in for the search's channel count: Hopper's ring LL128 cap for Blackwell too.
   const double per_channel = kRingLL128MaxBwPerChannel[std::size_t(generation(m.gpu))][0];
@@ -1344,6 +1381,7 @@ std::string nccl_model_summary(const NcclModel& m) {
   if (m.nodes > 1)
     out << ", " << m.nics << (m.nics == 1 ? " NIC " : " NICs ") << gbytes(m.inter) << " GB/s out of each node"
         << (m.efa ? " (EFA)" : "");
+  if (m.net_path > NcclPath::Pxb) out << ", GPU to NIC " << to_string(m.net_path);
   out << ", " << (m.cpu_vendor ? std::string(to_string(*m.cpu_vendor)) + " CPUs" : std::string("mixed CPU vendors"));
   out << ", " << m.channels << " channels";
   if (m.nvls) out << ", NVLS";

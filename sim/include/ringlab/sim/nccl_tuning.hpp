@@ -50,6 +50,10 @@ struct NcclModel {
                                      ///< NCCL spreads its channels over every NIC of the node
   bool efa = false;                  ///< every host leaves through AWS EFA (Transport::Srd): EFA's
                                      ///< network hop latency replaces NCCL's IB/RoCE one
+  /// NCCL's graphs' typeInter: the path from a GPU to its channel's NIC, the worst over the NICs the
+  /// channels use (every NIC of a host, each from its nearest rank GPU); Loc on one node. LL128 needs
+  /// it within PXB (PXN from sm 9.0).
+  NcclPath net_path = NcclPath::Loc;
   /// The ranks' hosts' CPU vendor (NCCL's comm->cpuVendor); nullopt when they differ (NCCL's MIXED).
   std::optional<CpuVendor> cpu_vendor = CpuVendor::Intel;
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
