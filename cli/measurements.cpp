@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <regex>
+#include <stdexcept>
 
 #include "names.hpp"
 #include "nccl_env_options.hpp"
@@ -59,6 +62,48 @@ std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& p
   return all;
 }
 
+namespace {
+
+/// The NCCL release the measured runs name (nccl-tests' "nccl-library=", NCCL's "NCCL version" line,
+/// ringlab-validate's backend), when they all name the same one; nullopt otherwise.
+std::optional<std::string> measured_nccl_version(const std::vector<sim::Result>& measured) {
+  static const std::regex release(R"((^|[ ,(])nccl ([0-9]+\.[0-9]+(\.[0-9]+)?))");
+  std::optional<std::string> found;
+  for (const sim::Result& run : measured) {
+    std::smatch m;
+    if (!std::regex_search(run.source.engine, m, release)) return std::nullopt;
+    if (found && *found != m[2].str()) return std::nullopt;
+    found = m[2].str();
+  }
+  return found;
+}
+
+/// Under --algo nccl, NCCL's tables of the release the measured runs name, unless the scenario or
+/// --nccl-env names one (then a warning where the two differ).
+void take_measured_nccl_version(sim::NcclEnv& env, const std::vector<sim::Result>& measured) {
+  const std::optional<std::string> version = measured_nccl_version(measured);
+  if (!version) return;
+  sim::NcclEnv named;
+  std::string warning;
+  try {
+    warning = sim::set_nccl_env(named, "version", *version);
+  } catch (const std::invalid_argument&) {
+    return;  // not a release ringlab reads (3.x): the scenario's or the newest tables stay
+  }
+  if (env.version == 0) {
+    sim::set_nccl_env(env, "version", *version);
+    std::cerr << "ringlab: NCCL " << *version << " as the measured runs name it (its tuning tables; the scenario's "
+              << "\"nccl\": {\"version\"} or --nccl-env version= sets another)\n";
+    if (!warning.empty()) std::cerr << "ringlab: warning: " << warning << "\n";
+    return;
+  }
+  if (named.version != env.version)
+    std::cerr << "ringlab: warning: the measured runs name NCCL " << *version
+              << "; predicting with the NCCL version the scenario or --nccl-env sets\n";
+}
+
+}  // namespace
+
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
                                     const std::vector<sim::Result>& measured) {
   sim::PredictOptions o;
@@ -75,6 +120,7 @@ sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine&
   else o.calibration = sim::load_calibration_file(calibration).calibration();
   o.scenario_digest = sim::digest_hex(scenario.document.dump());
   o.nccl_env = read_nccl_env(scenario, line.nccl_env);
+  if (o.algorithm == sim::Algorithm::Nccl) take_measured_nccl_version(o.nccl_env, measured);
   if (!line.rank_order.empty()) {
     const int ranks = measured.empty() ? 0 : measured.front().ranks;
     o.order = sim::load_rank_order(scenario.cluster, line.rank_order, ranks);

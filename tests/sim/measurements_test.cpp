@@ -370,3 +370,22 @@ TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in eit
   CHECK_THAT(table.str(), Catch::Contains("algorithm nccl:tree/ll128 vs nccl:nvls_tree/simple"));
   CHECK(to_json(c)["nccl_choices"]["as_predicted"] == 1);
 }
+
+TEST_CASE("nccl-tests text: NCCL's release from its version line, bare or as an INFO line, noted once") {
+  const std::string table =
+      "# Collective test starting: all_reduce_perf\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    20.00   52.43   98.30      0    20.00   52.43   98.30      0\n";
+  // NCCL_DEBUG=VERSION prints the line bare (init.cc showVersion).
+  CHECK(read_nccl_tests_text("NCCL version 2.19.3+cuda12.2\n" + table, "t.txt").front().source.engine ==
+        "nccl-tests, nccl 2.19.3+cuda12.2");
+  // NCCL_DEBUG=INFO: after NCCL's host:pid:tid [device] prefix.
+  CHECK(read_nccl_tests_text("node1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n" + table, "t.txt")
+            .front()
+            .source.engine == "nccl-tests, nccl 2.18.1+cuda12.1");
+  // nccl-tests' own header names the library first; the version line does not repeat it.
+  CHECK(read_nccl_tests_text("# nccl-tests version 2.13.9 nccl-headers=21805 nccl-library=21805\n"
+                             "NCCL version 2.18.5+cuda12.2\n" + table, "t.txt")
+            .front()
+            .source.engine == "nccl-tests 2.13.9, nccl 2.18.5");
+}

@@ -129,9 +129,10 @@ TEST_CASE("nccl env: version is NCCL's release, as NCCL_VERSION_CODE", "[nccl][e
   CHECK(env_of({{"version", "2.20.3"}}).version == 22003);
   CHECK(env_of({{"version", "2.27"}}).version == 22700);
   NcclEnv e;
-  CHECK(set_nccl_env(e, "version", "2.18.6").empty());  // 2.18.5's tables
-  CHECK_THAT(set_nccl_env(e, "version", "2.18.3"), Catch::Contains("using 2.18.5's"));
-  CHECK(e.version == 21803);
+  CHECK(set_nccl_env(e, "version", "2.18.6").empty());  // 2.18.3's tables
+  CHECK(set_nccl_env(e, "version", "2.18.1").empty());  // its own
+  CHECK_THAT(set_nccl_env(e, "version", "2.17.1"), Catch::Contains("using 2.18.1's"));
+  CHECK(e.version == 21701);
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "3.0"), Catch::Contains("an NCCL release such as 2.20.3"));
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.x"), Catch::Contains("an NCCL release"));
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.20.3.1"), Catch::Contains("an NCCL release"));

@@ -399,7 +399,7 @@ TEST_CASE("nccl: a compressed payload skips NVLS and CollNet and takes the best 
   CHECK(s.check().empty());
 }
 
-TEST_CASE("nccl: NCCL's version picks its tuning tables (2.18.5, 2.19, 2.21, 2.23, 2.28)", "[nccl]") {
+TEST_CASE("nccl: NCCL's version picks its tuning tables (2.18.1, 2.18.3, 2.19, 2.21, 2.23, 2.28)", "[nccl]") {
   // One H100 node, ring/LL at 1 GiB: busBw = min(llMaxBw[Hopper][N1], 370.8 x share):
   // 2.19: min(87.7, 370.8/4); from 2.21: min(141, 370.8 x 0.5).
   NcclModel m = h100_node();
@@ -440,7 +440,7 @@ TEST_CASE("nccl: NCCL's version picks its tuning tables (2.18.5, 2.19, 2.21, 2.2
             .latency.microseconds() == Approx(6.6 + (6 - 8) * 1.0 + 8 * 2.7));
 }
 
-TEST_CASE("nccl: 2.18.5's NVLS-Tree, NVLS, tree and CollNet rows (v2.18.5 tuning.cc)", "[nccl]") {
+TEST_CASE("nccl: 2.18.3's NVLS-Tree, NVLS, tree and CollNet rows (v2.18.3 and v2.18.5 tuning.cc)", "[nccl]") {
   // Four H100 nodes, one 400 Gb/s NIC per GPU: 8 NVLS heads; the NVLS-Tree graph's bwIntra is 40
   // ((8 + 1) x 40 <= 370.8) and its bwInter rises to 48 (<= 50 GB/s, < 2 x 40).
   NcclModel m = h100_four_nodes();
@@ -482,10 +482,51 @@ TEST_CASE("nccl: 2.18.5's NVLS-Tree, NVLS, tree and CollNet rows (v2.18.5 tuning
   const NcclEstimate nvls = row(nccl_estimates(one, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls.latency.microseconds() == Approx(23.0));
   CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 40 * 5.0 / 6));
-  // Releases before 2.18.5 take its tables.
-  one.env.version = 21703;
+  // 2.18.3 has the same tables.
+  one.env.version = 21803;
   CHECK(row(nccl_estimates(one, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::Simple)
             .latency.microseconds() == Approx(2 * 7 * 4.0));
+}
+
+TEST_CASE("nccl: 2.18.1's rows: Tree Simple hops 28 us, NVLS x .75, one LL128 cap, Hopper tree N4 33 (v2.18.1 tuning.cc)",
+          "[nccl]") {
+  // Four H100 nodes of 8 GPUs, 4 channels, 400 GB/s out of each: per channel 370.8 / 4 = 92.7 GB/s
+  // inside and 100 between nodes, so busBw starts at 4 x 92.7 = 370.8 and the per-channel caps bind.
+  NcclModel m = h100_four_nodes();
+  m.inter = 400_GBps;
+  const auto at = [&](int version, NcclAlgorithm a, Protocol p, Bytes size = 1_GiB) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, size), a, p);
+  };
+  // Tree/Simple: 2 x (7 x hwLat[NVLINK] 28 + log2(4) x hwLat[NET] 28) in 2.18.1, 4 and 14 in 2.18.3.
+  CHECK(at(21801, NcclAlgorithm::Tree, Protocol::Simple, 8_B).latency.microseconds() ==
+        Approx(2 * (7 * 28.0 + 2 * 28.0)));
+  CHECK(at(21803, NcclAlgorithm::Tree, Protocol::Simple, 8_B).latency.microseconds() ==
+        Approx(2 * (7 * 4.0 + 2 * 14.0)));
+  // Tree LL128 at 4+ nodes: busBw min(370.8 x .92, 4 x 33.0 (2.18.1) / 36.0) x 120/128, then
+  // min(., 4 x 36.7 (2.18.1: ll128MaxBwPerCh) / 29.0), algBw x .5.
+  const double bus = 370.8;
+  const double tree181 = std::min(std::min(bus * 0.92, 4 * 33.0) * 120.0 / 128.0, 4 * 36.7) * 0.5;
+  const double tree183 = std::min(std::min(bus * 0.92, 4 * 36.0) * 120.0 / 128.0, 4 * 29.0) * 0.5;
+  REQUIRE(tree181 != Approx(tree183));
+  CHECK(at(21801, NcclAlgorithm::Tree, Protocol::LL128).bandwidth.gigabytes_per_second() == Approx(tree181));
+  CHECK(at(21803, NcclAlgorithm::Tree, Protocol::LL128).bandwidth.gigabytes_per_second() == Approx(tree183));
+  // Tree Simple: min(370.8 x .92, 4 x 33.0) x .5 against 4 x 36.0.
+  CHECK(at(21801, NcclAlgorithm::Tree, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(4 * 33.0 * 0.5));
+  CHECK(at(21803, NcclAlgorithm::Tree, Protocol::Simple).bandwidth.gigabytes_per_second() == Approx(4 * 36.0 * 0.5));
+  // One node, NVLS: 8 heads x 40 GB/s converted x .75 (2.18.1) against x 5/6 (2.18.3).
+  NcclModel one = h100_node();
+  one.nvls = true;
+  const auto nvls = [&](int version) {
+    one.env.version = version;
+    return row(nccl_estimates(one, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple)
+        .bandwidth.gigabytes_per_second();
+  };
+  CHECK(nvls(21801) == Approx(8 * 40 * 0.75));
+  CHECK(nvls(21803) == Approx(8 * 40 * 5.0 / 6));
+  // Releases before 2.18.1 take its tables.
+  CHECK(at(21703, NcclAlgorithm::Tree, Protocol::Simple, 8_B).latency.microseconds() ==
+        Approx(2 * (7 * 28.0 + 2 * 28.0)));
 }
 
 TEST_CASE("nccl: Blackwell's own per-channel rows, 2.25's (twice Hopper's) and 2.28's", "[nccl]") {

@@ -97,8 +97,8 @@ std::string set_version(NcclEnv& env, std::string_view name, std::string_view va
   }
   if (parts.size() < 2 || parts.size() > 3 || parts[0] != 2) bad(name, value, "an NCCL release such as 2.20.3 or 2.27");
   env.version = parts[0] * 10000 + parts[1] * 100 + (parts.size() == 3 ? parts[2] : 0);
-  if (env.version < 21805)
-    return "version " + std::string(value) + ": ringlab has NCCL's tuning tables from 2.18.5 on; using 2.18.5's";
+  if (env.version < 21801)
+    return "version " + std::string(value) + ": ringlab has NCCL's tuning tables from 2.18.1 on; using 2.18.1's";
   return "";
 }
 

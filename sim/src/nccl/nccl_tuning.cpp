@@ -3,7 +3,7 @@
 //
 // Provenance: every table below is NCCL src/graph/tuning.cc; those that changed between releases are
 // kept per release (TuningEra, chosen by NcclEnv::version), the others are v2.19's and unchanged
-// from v2.18.5 (checked up to v2.29.7); latencies are microseconds, bandwidths GB/s (1e9 B/s).
+// from v2.18.1 (checked up to v2.29.7); latencies are microseconds, bandwidths GB/s (1e9 B/s).
 // Where ringlab has to stand in for something NCCL measures at init (CPU vendor, path types,
 // per-channel bandwidth from the topology search), the stand-in is named next to its use.
 #include "ringlab/sim/nccl_tuning.hpp"
@@ -49,10 +49,11 @@ using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, Col
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
-// NCCL's tuning tables by release: they changed in 2.19, 2.21, 2.23 and 2.28 (read from each
-// release's src/graph/tuning.cc, tags v2.18.5-1, v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1; unchanged
-// in between: v2.18.6, v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked; 2.18.1 and 2.18.3 have
-// other tables, ringlab takes 2.18.5's for them). Latencies in microseconds.
+// NCCL's tuning tables by release: they changed in 2.18.3, 2.19, 2.21, 2.23 and 2.28 (read from each
+// release's src/graph/tuning.cc, tags v2.18.1-1, v2.18.3-1, v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1;
+// unchanged in between: v2.18.5, v2.18.6, v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked).
+// Releases before 2.18.1 (2.12-2.17: no NVLS-Tree, other latencies and caps) take 2.18.1's, with a
+// warning (nccl_env.cpp). Latencies in microseconds.
 struct TuningEra {
   int from_version;         // NCCL_VERSION_CODE of the first release using the row
   std::string_view name;
@@ -64,7 +65,7 @@ struct TuningEra {
   double ring_ll128_one_ppn;            // ring LL128 busBw factor with < 2 ranks per node
   bool inter_steps_exclusive;           // ring inter-node steps 2(nodes-1) (from 2.23), else 2 nodes
   bool one_ppn_tree_net_latency;        // one rank per node: NET hop latency is the tree's (from 2.23)
-  bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x 5/6
+  bool nvls_efficiency;                 // NVLS busBw from nvlsEfficiency (from 2.28), else x nvls_ratio
   double pat_efficiency;                // PAT busBw factor (from 2.23); 0: no PAT in the release
   // 2.18: NVLSTree crosses 2(nNodes-1) NET hops (from 2.19 2 log2(nNodes)), its busBw is the graph's
   // bwIntra on <= 2 nodes, else bwInter (from 2.19 the smaller of the two), to algBw x .7 n/(2(n-1))
@@ -75,6 +76,12 @@ struct TuningEra {
   // "now we only support single-node NVLS allgather and reducescatter"; 2.28 adds them across nodes
   // through a CollNet plugin's iallgather/ireducescatter, which ringlab does not model).
   bool nvls_gather_scatter;
+  double nvls_ratio;                    // NVLS (and 2.19-2.27 NVLSTree) busBw -> algBw: .75 in 2.18.1,
+                                        // then 5/6; from 2.28 nvlsEfficiency instead
+  // 2.18.1 has one LL128 per-channel cap for ring and tree (ll128MaxBwPerCh {20, 20, 36.7}: Hopper's
+  // tree LL128 at 4+ nodes 36.7 where 2.18.3 has 29.0) and Hopper's tree cap at 4+ nodes 33.0 (36.0).
+  bool ll128_one_cap;
+  double hopper_tree_max_n4;            // perChMaxTreeBws[Hopper][N4], GB/s
   // From 2.23 AllGather and ReduceScatter rows of algorithms other than the ring keep their busBw
   // as algBw ("Convert bus BW to algorithm BW" skips them); before, NVLS took x 5/6 there too.
   bool gather_scatter_bus_unconverted;
@@ -84,12 +91,25 @@ struct TuningEra {
 // graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
 // NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
 // 2.27) / 20.9 (2.28).
-// 2.18.5: baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23 for NVLS/NVLSTree Simple,
+// 2.18.3 (2.18.5, 2.18.6 the same): baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23 for NVLS/NVLSTree Simple,
 // whose NVLINK hwLat is 0; Tree Simple hwLat 4/6/14 (NVLINK/PCI/NET); CollNet 8.0/4.75, 8.0/8.0, 10.7/14;
 // NVLSTree NET 19.
-constexpr std::array<TuningEra, 5> kEras{{
-    {.from_version = 21805,
-     .name = "2.18.5",
+// 2.18.1: as 2.18.3 but Tree Simple hwLat 28 on every hop, NVLS algBw x .75, and the LL128 and tree
+// caps above (ll128_one_cap, hopper_tree_max_n4).
+constexpr std::array<TuningEra, 6> kEras{{
+    {.from_version = 21801,
+     .name = "2.18.1",
+     .base_latency = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {6.8, 14.0, 0.0}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
+     .hw_latency = {{{{{0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 8.0}, {0.0, 0.0, 4.75}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 8.0}, {0.0, 0.0, 8.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 28.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 10.7}, {0.0, 0.0, 14.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 19.0}}}}},
+     .hopper_ll_max_one_node = 87.7, .ring_ll_share_multi = 1.0 / 4.0, .ring_ll_share_other = 1.0 / 3.0,
+     .ring_ll128_one_ppn = 0.7, .inter_steps_exclusive = false, .one_ppn_tree_net_latency = false,
+     .nvls_efficiency = false, .pat_efficiency = 0.0, .nvls_tree_linear = true, .collnet_arity_latency = 0.5,
+     .nvls_gather_scatter = false, .nvls_ratio = 0.75, .ll128_one_cap = true, .hopper_tree_max_n4 = 33.0,
+     .gather_scatter_bus_unconverted = false},
+    {.from_version = 21803,
+     .name = "2.18.3",
      .base_latency = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {6.8, 14.0, 0.0}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
      .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 8.0}, {0.0, 0.0, 4.75}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
        {{{1.0, 1.9, 6.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 8.0}, {0.0, 0.0, 8.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
@@ -97,7 +117,8 @@ constexpr std::array<TuningEra, 5> kEras{{
      .hopper_ll_max_one_node = 87.7, .ring_ll_share_multi = 1.0 / 4.0, .ring_ll_share_other = 1.0 / 3.0,
      .ring_ll128_one_ppn = 0.7, .inter_steps_exclusive = false, .one_ppn_tree_net_latency = false,
      .nvls_efficiency = false, .pat_efficiency = 0.0, .nvls_tree_linear = true, .collnet_arity_latency = 0.5,
-     .nvls_gather_scatter = false, .gather_scatter_bus_unconverted = false},
+     .nvls_gather_scatter = false, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = false},
     {.from_version = 21900,
      .name = "2.19",
      .base_latency = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
@@ -107,7 +128,8 @@ constexpr std::array<TuningEra, 5> kEras{{
      .hopper_ll_max_one_node = 87.7, .ring_ll_share_multi = 1.0 / 4.0, .ring_ll_share_other = 1.0 / 3.0,
      .ring_ll128_one_ppn = 0.7, .inter_steps_exclusive = false, .one_ppn_tree_net_latency = false,
      .nvls_efficiency = false, .pat_efficiency = 0.0, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .gather_scatter_bus_unconverted = false},
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = false},
     {.from_version = 22100,
      .name = "2.21",
      .base_latency = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
@@ -117,7 +139,8 @@ constexpr std::array<TuningEra, 5> kEras{{
      .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
      .ring_ll128_one_ppn = 0.7, .inter_steps_exclusive = false, .one_ppn_tree_net_latency = false,
      .nvls_efficiency = false, .pat_efficiency = 0.0, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .gather_scatter_bus_unconverted = false},
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = false},
     {.from_version = 22300,
      .name = "2.23",
      .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
@@ -127,7 +150,8 @@ constexpr std::array<TuningEra, 5> kEras{{
      .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
      .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
      .nvls_efficiency = false, .pat_efficiency = 0.85, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .gather_scatter_bus_unconverted = true},
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true},
     {.from_version = 22800,
      .name = "2.28",
      .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
@@ -137,11 +161,12 @@ constexpr std::array<TuningEra, 5> kEras{{
      .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
      .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
      .nvls_efficiency = true, .pat_efficiency = 0.75, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .gather_scatter_bus_unconverted = true},
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true},
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
-/// than 2.18.5 take 2.18.5's.
+/// than 2.18.1 take 2.18.1's.
 const TuningEra& tuning_era(int version) {
   if (version <= 0) return kEras.back();
   const TuningEra* era = &kEras.front();
@@ -191,7 +216,7 @@ constexpr double kPatLogLatencyDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
 constexpr int kPatMinSm = 60;  // ncclPatEnable: CUDA atomics
 
-// Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.18.5 .. v2.29), dimensionless unless noted.
+// Scalar refinements of ncclTopoTuneModel / ncclTopoGetAlgoTime (v2.18.1 .. v2.29), dimensionless unless noted.
 constexpr double kNetOverheadUs = 1.0;               // getNetOverhead(): x86 Intel, and any other CPU
 constexpr double kAmdNetOverheadUs = 2.0;            // getNetOverhead(): x86 AMD
 constexpr double kSimpleNetOverheadFactor = 3;       // Simple protocol pays the net overhead three times
@@ -202,7 +227,6 @@ constexpr double kTreeLL128SingleNode = 7.0 / 9.0;   // tree LL128, one node
 constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several nodes
 constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
 constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
-constexpr double kNvlsAlgoRatioBefore228 = 5.0 / 6.0;  // NVLS busBw -> algBw before 2.28
 constexpr double kNvlsTreeAlgoRatio218 = 0.70;          // NVLSTree busBw -> algBw in 2.18, x n/(2(n-1))
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
 constexpr double kRingPlateau = 1.4;                   // the same from compute capability 8.0
@@ -245,7 +269,7 @@ constexpr double kNvlsAllReducePipelining = 2.0;
 // (heads + 1) x speed <= the GPU's NVLink and speed <= the head's network path, then pass 2 raises
 // bwInter towards 2 x bwIntra while the network path carries it. A head's network path is its NICs
 // (NCCL fuses the NICs of one GPU, as AWS's plugin does with EFA) behind its PCIe link, in NCCL's units.
-// Busbw per channel: before 2.28 min(bwIntra, nodes <= 2 ? bwInter : bwInter / 2), algBw = 5/6 busBw;
+// Busbw per channel: 2.19-2.27 min(bwIntra, nodes <= 2 ? bwInter : bwInter / 2), algBw = 5/6 busBw;
 // from 2.28 min(bwIntra x nvlsEfficiency x (h-1)/h x 2, bwInter x (nodes <= 2 ? 2 : 1),
 // perChMaxNVLSTreeBws), algBw = busBw x ranks / (2 (ranks - 1)).
 constexpr std::array<double, 17> kSm90SpeedInter{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
@@ -323,7 +347,7 @@ double nvls_efficiency(GpuModel gpu) {
 bool ampere_or_newer(GpuModel gpu) { return gpu == GpuModel::Generic || gpu_spec(gpu).sm >= 80; }
 
 /// NCCL's LL128 bound on the graphs' typeInter (tuning.cc): within PXB, or on sm 9.0 and newer within
-/// PXN (v2.18.5-v2.26.6, and from v2.27.5 with NCCL_LL128_C2C's default 1), except 2.27.3's within
+/// PXN (v2.18.1-v2.26.6, and from v2.27.5 with NCCL_LL128_C2C's default 1), except 2.27.3's within
 /// P2C there (ringlab has no P2C paths: PXB). Single node: typeInter is never past PIX.
 constexpr int kLl128C2cVersion = 22703;       // v2.27.3: "typeInter <= (ncclParamLl128C2c() ? PATH_P2C : PATH_PXN)"
 constexpr int kLl128PxnAgainVersion = 22705;  // v2.27.5: "typeInter <= PATH_PXN" with NCCL_LL128_C2C
@@ -342,7 +366,7 @@ bool ll128_enabled(const NcclModel& m) {
   bool known = sm == 70 || sm == 80 || sm == 90;
   if (version <= 0 || version >= 22700) known = sm >= 70;
   else if (version >= 22500) known = known || sm == 100 || sm == 120;
-  // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (every release since 2.18.5).
+  // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (every release since 2.18.1).
   return m.nvlink && known && !m.mixed_compute && ll128_net_path(m);
 }
 
@@ -448,7 +472,7 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
       break;
     }
   // Before 2.28 NCCL's model took the NVLS graph's bandwidth as it is (busBw = channels x speed)
-  // and converted it with 5/6 (see model_bandwidth).
+  // and converted it with the release's nvls_ratio (see model_bandwidth).
   if (!tuning_era(m.env.version).nvls_efficiency) return channels * speed;
   double per_channel = speed * nvls_efficiency(m.gpu) * (channels - 1) / channels;
   per_channel *= c == Collective::AllReduce ? kNvlsAllReducePipelining : (ppn - 1) / ppn;
@@ -479,7 +503,7 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
   if (intra <= 0 || heads < 2) return 0.0;
   if (era.nvls_tree_linear)
     return heads * (m.nodes <= 2 ? intra : inter) * kNvlsTreeAlgoRatio218 * m.nodes / (2.0 * (m.nodes - 1));
-  if (!era.nvls_efficiency) return heads * std::min(intra, m.nodes <= 2 ? inter : inter / 2) * kNvlsAlgoRatioBefore228;
+  if (!era.nvls_efficiency) return heads * std::min(intra, m.nodes <= 2 ? inter : inter / 2) * era.nvls_ratio;
   const double intra_bw = intra * nvls_efficiency(m.gpu) * (heads - 1) / heads *
                           kNvlsAllReducePipelining;
   const double inter_bw = inter * (m.nodes <= 2 ? 2 : 1);
@@ -507,7 +531,11 @@ ChannelCaps channel_caps(const NcclModel& m, int col) {
     return {r.ring_ll128[c], r.tree_ll128[c], r.tree[c]};
   }
   const auto g = std::size_t(generation(m.gpu));
-  return {kRingLL128MaxBwPerChannel[g][c], kTreeLL128MaxBwPerChannel[g][c], kTreeMaxBwPerChannel[g][c]};
+  const TuningEra& era = tuning_era(m.env.version);
+  ChannelCaps caps{kRingLL128MaxBwPerChannel[g][c], kTreeLL128MaxBwPerChannel[g][c], kTreeMaxBwPerChannel[g][c]};
+  if (era.ll128_one_cap) caps.tree_ll128 = caps.ring_ll128;
+  if (g == std::size_t(kHopper) && c == 2) caps.tree = era.hopper_tree_max_n4;
+  return caps;
 }
 
 /// comm->bandwidths[coll][a][p] in GB/s (algorithm bandwidth), 0 when disabled.
@@ -562,7 +590,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   double ratio = kTreeAlgoRatio;
   if (a == NcclAlgorithm::Ring) ratio = double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps;
   if (a == NcclAlgorithm::Nvls)
-    ratio = era.nvls_efficiency ? double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps : kNvlsAlgoRatioBefore228;
+    ratio = era.nvls_efficiency ? double(m.ranks) / ring_steps(c, m.ranks, m.nodes).steps : era.nvls_ratio;
   return bus * ratio;
 }
 

@@ -48,6 +48,12 @@ struct Header {
   std::vector<std::size_t> error_columns;
 };
 
+/// Notes NCCL's release on the source once (the first of nccl-tests' "nccl-library=", NCCL's
+/// "NCCL version 2.19.3+cuda12.2" line, printed bare or as an INFO line).
+void note_nccl_version(Header& h, const std::string& version) {
+  if (h.engine.find(", nccl ") == std::string::npos) h.engine += ", nccl " + version;
+}
+
 void read_header_line(const std::string& line, Header& h) {
   std::istringstream words(line.substr(1));
   std::vector<std::string> w;
@@ -67,10 +73,10 @@ void read_header_line(const std::string& line, Header& h) {
     h.engine = "nccl-tests " + w[2];
     if (const auto at = line.find("nccl-library="); at != std::string::npos) {
       const long code = std::strtol(line.c_str() + at + 13, nullptr, 10);
-      if (code > 0) h.engine += ", nccl " + nccl_version(code);
+      if (code > 0) note_nccl_version(h, nccl_version(code));
     }
   }
-  if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") h.engine += ", nccl " + w[2];
+  if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") note_nccl_version(h, w[2]);
   if (w[0] == "size" && std::find(w.begin(), w.end(), "time") != w.end()) {
     h.time_columns.clear();
     h.wrong_columns.clear();
@@ -179,6 +185,8 @@ int logged_index(const std::string& word, int count, Name name) {
 
 /// What precedes the message of every NCCL INFO line (after NCCL's "host:pid:tid [device]" prefix).
 constexpr std::string_view kNcclInfo = " NCCL INFO ";
+/// NCCL's release line (init.cc showVersion), bare with NCCL_DEBUG=VERSION or after kNcclInfo.
+constexpr std::string_view kNcclVersion = "NCCL version ";
 
 /// NCCL's per-call line, after kNcclInfo:
 ///   2.19 and later (src/enqueue.cc): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
@@ -239,6 +247,11 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
     if (first == std::string::npos) continue;
     if (line[first] == '#') {
       read_header_line(line.substr(first), h);
+      continue;
+    }
+    if (const auto at = line.find(kNcclVersion); at != std::string::npos) {
+      std::istringstream rest(line.substr(at + kNcclVersion.size()));
+      if (std::string version; rest >> version) note_nccl_version(h, version);
       continue;
     }
     if (const auto info = line.find(kNcclInfo); info != std::string::npos) {

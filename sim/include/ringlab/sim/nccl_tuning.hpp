@@ -4,7 +4,7 @@
 // enabled pair wins. ringlab uses it two ways: `nccl` as an algorithm (build the schedule NCCL would
 // run, with that protocol's chunk) and as a closed-form reference next to the simulation.
 //
-// The constants are NCCL's from 2.18.5 on, per release where they changed (tables in nccl_tuning.cpp,
+// The constants are NCCL's from 2.18.1 on, per release where they changed (tables in nccl_tuning.cpp,
 // each cited). What NCCL learns from its
 // topology search (per-channel bandwidth, channel count, path types) ringlab derives from the
 // Topology in nccl_model(); that step is an approximation and is documented there.
