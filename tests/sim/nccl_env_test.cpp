@@ -2,6 +2,7 @@
 // ringlab does not model them, and what they do to NCCL's choice.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "nccl_fixtures.hpp"
@@ -35,7 +36,8 @@ TEST_CASE("nccl env: NCCL_ALGO lists enable what they name, '^' lists disable it
   CHECK(ring.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
   const NcclEnv no_tree = env_of({{"NCCL_ALGO", "^Tree"}});
   CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
-  CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::Default);
+  // A '^' list sets what it does not name to 1, not to NCCL's default 2 (parseList).
+  CHECK(no_tree.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::On);
   NcclEnv e;
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_ALGO", "Ring,Fast"), Catch::Contains("unknown: Fast"));
   // Every name NCCL knows is modelled: CollNet Chain sits between CollNet Direct and NVLS, as in NCCL.
@@ -60,9 +62,85 @@ TEST_CASE("nccl env: NCCL_ALGO and NCCL_PROTO decide which rows NCCL's model cho
   // 8 bytes: NCCL's default picks LL; with LL off it cannot.
   CHECK(nccl_choose(h100_node(), Collective::AllReduce, 8_B).protocol == Protocol::LL);
   CHECK(nccl_choose(h100_node(env_of({{"NCCL_PROTO", "^LL"}})), Collective::AllReduce, 8_B).protocol != Protocol::LL);
-  // Tree serves AllReduce only: forcing it leaves an allgather with nothing, as NCCL fails.
+  // Tree serves AllReduce only: forcing it leaves an allgather with nothing, as NCCL fails (from
+  // 2.24; the newest tables here).
   const NcclChoice none = nccl_choose(h100_node(env_of({{"NCCL_ALGO", "Tree"}})), Collective::AllGather, 1_MiB);
   CHECK_THAT(none.unavailable, Catch::Contains("no algorithm/protocol available"));
+}
+
+TEST_CASE("nccl env: per-collective NCCL_ALGO and NCCL_PROTO entries (NCCL 2.24's parseList)", "[nccl][env]") {
+  const NcclEnv e = env_of({{"NCCL_ALGO", "ring;allreduce:tree,RING;AllGather:^ring"}});
+  CHECK(e.algorithms[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::On);
+  CHECK(e.algorithms[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::Off);
+  const NcclAlgorithmSet& ar = e.algorithms_for(Collective::AllReduce);
+  CHECK(ar[std::size_t(NcclAlgorithm::Tree)] == NcclEnable::On);
+  CHECK(ar[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::On);
+  CHECK(ar[std::size_t(NcclAlgorithm::Nvls)] == NcclEnable::Off);
+  CHECK(e.algorithms_for(Collective::AllGather)[std::size_t(NcclAlgorithm::Ring)] == NcclEnable::Off);
+  CHECK(e.algorithms_for(Collective::AllGather)[std::size_t(NcclAlgorithm::Pat)] == NcclEnable::On);
+  CHECK(&e.algorithms_for(Collective::Broadcast) == &e.algorithms);  // no entry of its own
+  // A prefixed entry alone leaves the other collectives at NCCL's defaults.
+  const NcclEnv only_ar = env_of({{"NCCL_PROTO", "allreduce:Simple"}});
+  CHECK(only_ar.protocols[std::size_t(Protocol::LL)] == NcclEnable::Default);
+  CHECK(only_ar.protocols_for(Collective::AllReduce)[std::size_t(Protocol::LL)] == NcclEnable::Off);
+  // What the model then allows: Simple only for allreduce, LL still for allgather.
+  for (const NcclEstimate& row : nccl_estimates(h100_node(only_ar), Collective::AllReduce, 1_MiB))
+    CHECK(row.protocol == Protocol::Simple);
+  CHECK(nccl_choose(h100_node(only_ar), Collective::AllGather, 8_B).protocol == Protocol::LL);
+  // A later setting of the variable replaces the earlier one, per-collective entries included.
+  const NcclEnv replaced = env_of({{"NCCL_ALGO", "allreduce:tree"}, {"NCCL_ALGO", "ring"}});
+  CHECK_FALSE(replaced.function_algorithms[std::size_t(nccl_function(Collective::AllReduce))]);
+  // NCCL's errors: a prefix-less entry after the first, an unknown prefix, an empty list.
+  NcclEnv bad;
+  CHECK_THROWS_WITH(set_nccl_env(bad, "NCCL_ALGO", "allreduce:tree;ring"),
+                    Catch::Contains("a collective prefix on every entry but the first"));
+  CHECK_THROWS_WITH(set_nccl_env(bad, "NCCL_ALGO", "alltoall:ring"), Catch::Contains("unknown: alltoall"));
+  CHECK_THROWS_WITH(set_nccl_env(bad, "NCCL_PROTO", "allreduce:^LL,LL128,Simple"),
+                    Catch::Contains("at least one protocol enabled for every collective"));
+  // Releases before 2.24 do not read them: a warning names the release.
+  std::vector<std::string> warnings;
+  nccl_env_from(nlohmann::json::object(), "", {"NCCL_ALGO=allreduce:tree", "version=2.23.4"}, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings.front(), Catch::Contains("arrived in NCCL 2.24; version 2.23"));
+}
+
+TEST_CASE("nccl env: NCCL_PROTO=^LL forces LL128 on, where NCCL's default would leave it off", "[nccl][env]") {
+  // Mixed compute capabilities: LL128 is off by default (tuning.cc minCompCap == maxCompCap); parseList
+  // sets the protocols a '^' list does not name to 1, which skips that check (as naming LL128 does).
+  NcclModel m = h100_node();
+  m.mixed_compute = true;
+  const auto has_ll128 = [&] {
+    const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
+    return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& r) { return r.protocol == Protocol::LL128; });
+  };
+  CHECK_FALSE(has_ll128());
+  m.env = env_of({{"NCCL_PROTO", "^LL"}});
+  CHECK(has_ll128());
+  m.env = env_of({{"NCCL_PROTO", "LL128,Simple"}});
+  CHECK(has_ll128());
+}
+
+TEST_CASE("nccl env: a collective NCCL_ALGO leaves without an algorithm keeps or regains the ring by release",
+          "[nccl][env]") {
+  // NCCL_ALGO=Tree with NCCL_PROTO=Simple, allgather (the tree serves AllReduce only).
+  const auto rows = [](const char* version) {
+    NcclModel m = h100_node(env_of({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}, {"version", version}}));
+    return nccl_estimates(m, Collective::AllGather, 1_MiB);
+  };
+  // 2.18: the ring is never disabled outside AllReduce; NCCL_PROTO still applies.
+  const auto v218 = rows("2.18.5");
+  REQUIRE(v218.size() == 1);
+  CHECK(v218.front().algorithm == NcclAlgorithm::Ring);
+  CHECK(v218.front().protocol == Protocol::Simple);
+  // 2.19-2.23: the ring comes back with every protocol at its bandwidth before the settings.
+  const auto v223 = rows("2.23.4");
+  REQUIRE(v223.size() == 3);
+  for (const NcclEstimate& r : v223) CHECK(r.algorithm == NcclAlgorithm::Ring);
+  // 2.24 on: nothing (NCCL fails).
+  CHECK(rows("2.24.3").empty());
+  // AllReduce keeps its tree in every release.
+  NcclModel m = h100_node(env_of({{"NCCL_ALGO", "Tree"}, {"version", "2.18.5"}}));
+  for (const NcclEstimate& r : nccl_estimates(m, Collective::AllReduce, 1_MiB)) CHECK(r.algorithm == NcclAlgorithm::Tree);
 }
 
 TEST_CASE("nccl env: channel bounds, NVLS and the Simple buffer", "[nccl][env]") {

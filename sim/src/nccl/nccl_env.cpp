@@ -1,5 +1,6 @@
-// NCCL environment settings (nccl_env.hpp). Names and list syntax follow NCCL 2.19
-// src/graph/tuning.cc (ncclAlgoStr, ncclProtoStr, parseList) and src/init.cc / src/transport.
+// NCCL environment settings (nccl_env.hpp). Names and list syntax follow NCCL src/graph/tuning.cc
+// (ncclAlgoStr, ncclProtoStr, parseList: v2.19, and v2.24's per-collective entries) and src/init.cc /
+// src/transport.
 #include "ringlab/sim/nccl_env.hpp"
 
 #include <algorithm>
@@ -47,27 +48,61 @@ constexpr std::string_view kAlgoNames[] = {"TREE", "RING", "COLLNETDIRECT", "COL
 static_assert(std::size(kAlgoNames) == kNcclAlgorithmCount);
 constexpr std::string_view kAlgoList = "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT";
 
-/// parseList: a list enables what it names and disables the rest; "^list" disables what it names.
-/// `find` maps an upper-case name to its index, -1 when unknown.
+/// parseList on one list: it enables what it names and disables the rest; "^list" disables what it
+/// names and enables the rest (1, not NCCL's default 2: `NCCL_PROTO=^LL` forces LL128 on, as NCCL's
+/// parseList sets every other entry to 1, v2.19-v2.28). `find` maps an upper-case name to its index,
+/// -1 when unknown.
 template <std::size_t N, typename Find>
-void parse_list(std::string_view name, std::string_view value, std::array<NcclEnable, N>& out,
-                std::string_view expected, Find find) {
-  const bool exclude = !value.empty() && value.front() == '^';
-  std::vector<std::string> items = split(exclude ? value.substr(1) : value, ',');
+std::array<NcclEnable, N> parse_list(std::string_view name, std::string_view value, std::string_view list,
+                                     std::string_view expected, Find find) {
+  const bool exclude = !list.empty() && list.front() == '^';
+  std::vector<std::string> items = split(exclude ? list.substr(1) : list, ',');
   std::erase_if(items, [](const std::string& item) { return item.empty(); });  // NCCL's strtok skips them
   if (items.empty()) bad(name, value, "a comma-separated list of " + std::string(expected));
-  out.fill(exclude ? NcclEnable::Default : NcclEnable::Off);
+  std::array<NcclEnable, N> out;
+  out.fill(exclude ? NcclEnable::On : NcclEnable::Off);
   for (const std::string& item : items) {
     const int index = find(upper(item));
     if (index < 0) bad(name, value, "names from " + std::string(expected) + " (unknown: " + item + ")");
     out[std::size_t(index)] = exclude ? NcclEnable::Off : NcclEnable::On;
   }
+  return out;
+}
+
+// ncclFuncStr (src/init.cc), in nccl_function() order; prefixed entries from v2.24.3 (tuning.cc parseList).
+constexpr int kFunctionListsVersion = 22400;
+constexpr std::string_view kFunctionNames[] = {"BROADCAST", "REDUCE", "ALLGATHER", "REDUCESCATTER", "ALLREDUCE"};
+static_assert(std::size(kFunctionNames) == kNcclFunctionCount);
+
+/// NCCL 2.24's parseList over "list;function:list;...": entries separated by ';', each with a
+/// collective prefix but the first, which may have none and then applies to every collective.
+template <std::size_t N, typename Find>
+void parse_function_lists(std::string_view name, std::string_view value, std::array<NcclEnable, N>& all,
+                          std::array<std::optional<std::array<NcclEnable, N>>, kNcclFunctionCount>& by_function,
+                          std::string_view expected, Find find) {
+  std::vector<std::string> entries = split(value, ';');
+  std::erase_if(entries, [](const std::string& e) { return e.empty(); });
+  if (entries.empty()) bad(name, value, "a comma-separated list of " + std::string(expected));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::vector<std::string> parts = split(entries[i], ':');
+    if (parts.size() > 2) bad(name, value, "entries of the form function:list (" + entries[i] + ")");
+    if (parts.size() == 1) {
+      if (i > 0) bad(name, value, "a collective prefix on every entry but the first (" + entries[i] + ")");
+      all = parse_list<N>(name, value, parts[0], expected, find);
+      continue;
+    }
+    const auto* f = std::find(std::begin(kFunctionNames), std::end(kFunctionNames), upper(parts[0]));
+    if (f == std::end(kFunctionNames))
+      bad(name, value, "collective prefixes from Broadcast, Reduce, AllGather, ReduceScatter, AllReduce (unknown: " +
+                           parts[0] + ")");
+    by_function[std::size_t(f - std::begin(kFunctionNames))] = parse_list<N>(name, value, parts[1], expected, find);
+  }
 }
 
 void set_algorithms(NcclEnv& env, std::string_view name, std::string_view value) {
-  if (value.find_first_of(":;") != std::string_view::npos)
-    bad(name, value, "a list such as Ring,Tree or ^NVLS (per-collective lists are not supported by ringlab)");
-  parse_list(name, value, env.algorithms, kAlgoList, [](const std::string& s) {
+  env.algorithms = NcclEnv{}.algorithms;  // a later setting of the variable replaces an earlier one
+  env.function_algorithms = {};
+  parse_function_lists(name, value, env.algorithms, env.function_algorithms, kAlgoList, [](const std::string& s) {
     for (std::size_t i = 0; i < std::size(kAlgoNames); ++i)
       if (kAlgoNames[i] == s) return int(i);
     return -1;
@@ -75,14 +110,20 @@ void set_algorithms(NcclEnv& env, std::string_view name, std::string_view value)
 }
 
 void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) {
-  parse_list(name, value, env.protocols, "LL, LL128, Simple", [](const std::string& s) {
+  env.protocols = NcclEnv{}.protocols;
+  env.function_protocols = {};
+  parse_function_lists(name, value, env.protocols, env.function_protocols, "LL, LL128, Simple", [](const std::string& s) {
     if (s == "SIMPLE") return int(Protocol::Simple);
     if (s == "LL128") return int(Protocol::LL128);
     if (s == "LL") return int(Protocol::LL);
     return -1;
   });
-  if (std::all_of(env.protocols.begin(), env.protocols.end(), [](NcclEnable e) { return e == NcclEnable::Off; }))
-    bad(name, value, "at least one protocol enabled");
+  const auto none = [](const NcclProtocolSet& set) {
+    return std::all_of(set.begin(), set.end(), [](NcclEnable e) { return e == NcclEnable::Off; });
+  };
+  bool any_none = none(env.protocols);
+  for (const auto& f : env.function_protocols) any_none = any_none || (f && none(*f));
+  if (any_none) bad(name, value, "at least one protocol enabled for every collective");
 }
 
 /// "2.20.3" or "2.20" -> 22003 / 22000 (NCCL_VERSION_CODE: major x 10000 + minor x 100 + patch).
@@ -241,6 +282,27 @@ bool NicFilter::selects(std::string_view device_name) const {
 
 std::string_view to_string(NcclPath p) { return kPathNames[std::size_t(p)]; }
 
+int nccl_function(Collective c) {
+  switch (c) {
+    case Collective::Broadcast: return 0;
+    case Collective::Reduce: return 1;
+    case Collective::AllGather: return 2;
+    case Collective::ReduceScatter: return 3;
+    case Collective::AllReduce: return 4;
+  }
+  return 4;
+}
+
+const NcclAlgorithmSet& NcclEnv::algorithms_for(Collective c) const {
+  const auto& own = function_algorithms[std::size_t(nccl_function(c))];
+  return own ? *own : algorithms;
+}
+
+const NcclProtocolSet& NcclEnv::protocols_for(Collective c) const {
+  const auto& own = function_protocols[std::size_t(nccl_function(c))];
+  return own ? *own : protocols;
+}
+
 std::string_view to_string(NcclAlgorithm a) {
   constexpr std::string_view kNames[] = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
   return kNames[std::size_t(a)];
@@ -364,6 +426,13 @@ NcclEnv nccl_env_from(const nlohmann::json& section, const std::string& file, co
     }
     apply(env, nv.first, nv.second, "", "--nccl-env", warnings);
   }
+  const auto named = [](const auto& by_function) {
+    return std::any_of(by_function.begin(), by_function.end(), [](const auto& f) { return f.has_value(); });
+  };
+  if (env.version > 0 && env.version < kFunctionListsVersion && (named(env.function_algorithms) || named(env.function_protocols)))
+    warnings.push_back("NCCL_ALGO/NCCL_PROTO: per-collective entries (collective:list) arrived in NCCL 2.24; version " +
+                       std::to_string(env.version / 10000) + "." + std::to_string(env.version / 100 % 100) +
+                       " would not read them, ringlab applies them as 2.24 does");
   return env;
 }
 

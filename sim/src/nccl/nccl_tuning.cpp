@@ -1265,37 +1265,69 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
 }
 
 namespace {
-/// Whether NCCL_ALGO and NCCL_PROTO leave the pair on (LL128 by default only where NCCL enables it).
-bool pair_enabled(const NcclModel& m, NcclAlgorithm a, int p) {
-  if (m.env.algorithms[std::size_t(a)] == NcclEnable::Off) return false;
-  const NcclEnable proto = m.env.protocols[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
+// What NCCL_ALGO does to the ring by release (tuning.cc): 2.18 never disables it for collectives
+// other than AllReduce ("Never disable ring for non-allreduce operations", v2.18.1-v2.18.6); 2.19 to
+// 2.23 give a collective that the settings leave without any algorithm the ring back with every
+// protocol at its bandwidth before the settings (comm->ringbdw, "at least set ring algo available");
+// from 2.24 NCCL fails there ("no algorithm/protocol available for function").
+constexpr int kRingFallbackVersion = 21900;
+constexpr int kNoFallbackVersion = 22400;
+
+/// Whether NCCL_ALGO and NCCL_PROTO leave the pair on for `c` (LL128 by default only where NCCL
+/// enables it).
+bool pair_enabled(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
+  const int v = m.env.version;
+  const bool ring_kept = v > 0 && v < kRingFallbackVersion && a == NcclAlgorithm::Ring && c != Collective::AllReduce;
+  if (!ring_kept && m.env.algorithms_for(c)[std::size_t(a)] == NcclEnable::Off) return false;
+  const NcclEnable proto = m.env.protocols_for(c)[std::size_t(kNcclProtocolOrder[std::size_t(p)])];
   if (proto == NcclEnable::Off) return false;
   return !(p == kLL128 && proto == NcclEnable::Default && !ll128_enabled(m));
+}
+
+bool ring_fallback(const NcclModel& m) {
+  return m.env.version >= kRingFallbackVersion && m.env.version < kNoFallbackVersion;
+}
+
+/// 2.19 to 2.23: the settings leave `c` no row, so NCCL gives it the ring back (kRingFallbackVersion).
+bool ring_restored(const NcclModel& m, Collective c) {
+  if (!ring_fallback(m)) return false;
+  for (int ai = 0; ai < kNcclAlgorithmCount; ++ai)
+    for (int p = 0; p < kNcclProtocols; ++p) {
+      const auto a = NcclAlgorithm(ai);
+      if (algorithm_applies(m, c, a, p) && pair_enabled(m, c, a, p) && model_bandwidth(m, c, a, p) > 0) return false;
+    }
+  return true;
+}
+
+/// The (a, p) row of NCCL's table for `c` and `message`; nullopt where its bandwidth is 0.
+std::optional<NcclEstimate> estimate(const NcclModel& m, Collective c, Bytes message, NcclAlgorithm a, int p) {
+  double bw = model_bandwidth(m, c, a, p);
+  if (bw <= 0) return std::nullopt;
+  double lat = model_latency(m, c, a, p);
+  const int log_size = log2i(message.count() >> 6);
+  if (a == NcclAlgorithm::Tree && log_size < kTreeCorrectionSizes)
+    bw *= kTreeCorrection[std::size_t(p)][std::size_t(log_size)];
+  if (a == NcclAlgorithm::Ring && p == kSimple && m.nodes > 1 && c == Collective::AllReduce &&
+      message.count() / (std::int64_t(m.channels) * m.ranks) >= kRingPlateauMinBytes)
+    lat *= ampere_or_newer(m.gpu) ? kRingPlateau : kRingPlateauPreAmpere;
+  const double time_us = lat + double(message.count()) / (1000.0 * bw);
+  return NcclEstimate{a, kNcclProtocolOrder[std::size_t(p)], Duration::from_us(lat),
+                      Bandwidth::from_bytes_per_second(bw * 1e9), Duration::from_us(time_us)};
 }
 }  // namespace
 
 std::vector<NcclEstimate> nccl_estimates(const NcclModel& m, Collective c, Bytes message) {
   std::vector<NcclEstimate> out;
   if (m.ranks < 2) return out;
-  const double bytes = double(message.count());
   for (int ai = 0; ai < kNcclAlgorithmCount; ++ai) {
     const auto a = NcclAlgorithm(ai);
-    for (int p = 0; p < kNcclProtocols; ++p) {
-      if (!algorithm_applies(m, c, a, p) || !pair_enabled(m, a, p)) continue;
-      double bw = model_bandwidth(m, c, a, p);
-      if (bw <= 0) continue;
-      double lat = model_latency(m, c, a, p);
-      const int log_size = log2i(message.count() >> 6);
-      if (a == NcclAlgorithm::Tree && log_size < kTreeCorrectionSizes)
-        bw *= kTreeCorrection[std::size_t(p)][std::size_t(log_size)];
-      if (a == NcclAlgorithm::Ring && p == kSimple && m.nodes > 1 && c == Collective::AllReduce &&
-          message.count() / (std::int64_t(m.channels) * m.ranks) >= kRingPlateauMinBytes)
-        lat *= ampere_or_newer(m.gpu) ? kRingPlateau : kRingPlateauPreAmpere;
-      const double time_us = lat + bytes / (1000.0 * bw);
-      out.push_back(NcclEstimate{a, kNcclProtocolOrder[std::size_t(p)], Duration::from_us(lat),
-                                 Bandwidth::from_bytes_per_second(bw * 1e9), Duration::from_us(time_us)});
-    }
+    for (int p = 0; p < kNcclProtocols; ++p)
+      if (algorithm_applies(m, c, a, p) && pair_enabled(m, c, a, p))
+        if (const auto row = estimate(m, c, message, a, p)) out.push_back(*row);
   }
+  if (!out.empty() || !ring_restored(m, c)) return out;
+  for (int p = 0; p < kNcclProtocols; ++p)
+    if (const auto row = estimate(m, c, message, NcclAlgorithm::Ring, p)) out.push_back(*row);
   return out;
 }
 
@@ -1342,7 +1374,8 @@ std::pair<double, double> table_cell(const NcclModel& m, Collective c, NcclAlgor
   if (!algorithm_applies(m, c, a, p)) return {0.0, 0.0};
   const double bw = model_bandwidth(m, c, a, p);
   if (bw <= 0) return {0.0, 0.0};
-  return {model_latency(m, c, a, p), pair_enabled(m, a, p) ? bw : 0.0};
+  const bool on = pair_enabled(m, c, a, p) || (a == NcclAlgorithm::Ring && ring_restored(m, c));
+  return {model_latency(m, c, a, p), on ? bw : 0.0};
 }
 
 template <class... Args>

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ringlab/sim/calibration.hpp"
+#include "ringlab/sim/schedule.hpp"
 #include "ringlab/topology/units.hpp"
 
 namespace ringlab::sim {
@@ -63,13 +64,28 @@ struct NicFilter {
   bool operator==(const NicFilter&) const = default;
 };
 
+/// NCCL_ALGO's setting of each algorithm (NcclAlgorithm order), NCCL_PROTO's of each protocol
+/// (indexed by Protocol: Simple, LL128, LL).
+using NcclAlgorithmSet = std::array<NcclEnable, kNcclAlgorithmCount>;
+using NcclProtocolSet = std::array<NcclEnable, 3>;
+/// NCCL's collective functions (ncclFunc_t up to AllReduce; ncclFuncStr names the prefixes of
+/// per-collective NCCL_ALGO/NCCL_PROTO entries): Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.
+inline constexpr int kNcclFunctionCount = 5;
+int nccl_function(Collective c);
+
 /// The NCCL environment of a run. Defaults are NCCL's own.
 struct NcclEnv {
-  std::array<NcclEnable, kNcclAlgorithmCount> algorithms{
-      NcclEnable::Default, NcclEnable::Default, NcclEnable::Default, NcclEnable::Default,
-      NcclEnable::Default, NcclEnable::Default, NcclEnable::Default};
-  std::array<NcclEnable, 3> protocols{NcclEnable::Default, NcclEnable::Default,
-                                      NcclEnable::Default};  ///< indexed by Protocol (Simple, LL128, LL)
+  NcclAlgorithmSet algorithms{NcclEnable::Default, NcclEnable::Default, NcclEnable::Default, NcclEnable::Default,
+                              NcclEnable::Default, NcclEnable::Default, NcclEnable::Default};
+  NcclProtocolSet protocols{NcclEnable::Default, NcclEnable::Default, NcclEnable::Default};
+  /// Per-collective entries of NCCL_ALGO and NCCL_PROTO (NCCL 2.24 and later parse
+  /// "ring;allreduce:tree,ring": the first list for every collective, a prefixed one for its own), by
+  /// nccl_function(): each replaces `algorithms` / `protocols` for its collective.
+  std::array<std::optional<NcclAlgorithmSet>, kNcclFunctionCount> function_algorithms;
+  std::array<std::optional<NcclProtocolSet>, kNcclFunctionCount> function_protocols;
+  /// The settings in force for collective `c`.
+  const NcclAlgorithmSet& algorithms_for(Collective c) const;
+  const NcclProtocolSet& protocols_for(Collective c) const;
   int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own
   int max_channels = 0;                ///< NCCL_MAX_NCHANNELS; 0 = NCCL's own
   bool nvls = true;                    ///< NCCL_NVLS_ENABLE (default 2: on where supported)
