@@ -91,9 +91,9 @@ struct TuningEra {
 // graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
 // NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
 // 2.27) / 20.9 (2.28).
-// 2.18.3 (2.18.5, 2.18.6 the same): baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23 for NVLS/NVLSTree Simple,
-// whose NVLINK hwLat is 0; Tree Simple hwLat 4/6/14 (NVLINK/PCI/NET); CollNet 8.0/4.75, 8.0/8.0, 10.7/14;
-// NVLSTree NET 19.
+// 2.18.3 (2.18.5, 2.18.6 the same): baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23
+// for NVLS/NVLSTree Simple, whose NVLINK hwLat is 0; Tree Simple hwLat 4/6/14 (NVLINK/PCI/NET);
+// CollNet 8.0/4.75, 8.0/8.0, 10.7/14; NVLSTree NET 19.
 // 2.18.1: as 2.18.3 but Tree Simple hwLat 28 on every hop, NVLS algBw x .75, and the LL128 and tree
 // caps above (ll128_one_cap, hopper_tree_max_n4).
 constexpr std::array<TuningEra, 6> kEras{{
