@@ -1,7 +1,9 @@
 // libFuzzer target: scenario files (parse_scenario), then what `ringlab train` and `ringlab simulate`
-// read next from a loaded scenario: the training job (workload, strategy and train sections) and the
-// simulate section's rank order. Only InputError may reject an input (fuzz_common.hpp).
+// read next from a loaded scenario: the training job (workload, strategy and train sections), the
+// simulate section's rank order and the nccl section (NCCL's settings). Only InputError may reject an
+// input (fuzz_common.hpp).
 #include "fuzz_common.hpp"
+#include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/training.hpp"
 #include "ringlab/topology/json_reader.hpp"
@@ -30,6 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   drop_rank_order_file(scenario.train);
   drop_rank_order_file(scenario.simulate);
   fuzz::expect_only_input_errors([&] { sim::train_job_from_scenario(scenario); });
+  fuzz::expect_only_input_errors([&] {
+    std::vector<std::string> warnings;
+    sim::nccl_env_from(scenario.nccl, scenario.file, {}, warnings);
+  });
   fuzz::expect_only_input_errors([&] {
     ProblemList problems(scenario.file);
     JsonReader reader(problems);

@@ -25,7 +25,7 @@ cmake --build "$build" --target ringlab_fuzz -j "${JOBS:-$(nproc)}"
 # into one directory, so their file names must differ.
 seeds() {
   case $1 in
-    scenario) echo "scenarios/*.json tests/data/scenarios/*.json tests/data/bad/*.json" ;;
+    scenario) echo "scenarios/*.json tests/data/scenarios/*.json tests/data/bad/*.json tests/fuzz/seeds/scenario/*" ;;
     slurm_conf) echo "tests/data/import/*.conf" ;;
     slurm_yaml) echo "tests/fuzz/seeds/slurm_yaml/*" ;;
     ibnetdiscover) echo "tests/data/import/*.ibnetdiscover" ;;
