@@ -9,6 +9,7 @@
 #include "ringlab/sim/nccl_env.hpp"
 #include "ringlab/sim/nccl_tuning.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/generators.hpp"
 
 using namespace ringlab;
 using namespace ringlab::sim;
@@ -170,6 +171,35 @@ TEST_CASE("nccl env: channel bounds, NVLS and the Simple buffer", "[nccl][env]")
   CHECK(nccl_choose(h100_node(big), Collective::AllReduce, 1_GiB).chunk == 1_MiB);
   CHECK(nccl_choose(h100_node(), Collective::AllReduce, 1_GiB).chunk == 512_KiB);
   CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_BUFFSIZE", "lots"), Catch::Contains("a buffer size in bytes"));
+}
+
+TEST_CASE("nccl env: NCCL_MIN/MAX_CTAS bound the channels with NCCL_MIN/MAX_NCHANNELS, the minimum winning",
+          "[nccl][env]") {
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::None;
+  const Topology t = make_cluster(spec);
+  const auto channels = [&](std::initializer_list<std::pair<const char*, const char*>> settings) {
+    return nccl_model(t, t.gpus(), env_of(settings)).channels;
+  };
+  const int own = channels({});
+  REQUIRE(own > 4);
+  REQUIRE(own < 20);
+  CHECK(channels({{"NCCL_MAX_CTAS", "4"}}) == 4);
+  CHECK(channels({{"NCCL_MIN_CTAS", "20"}}) == 20);
+  // connect.cc: max first, then min ("combining max, then min, to only use the first channels, then
+  // duplicate them").
+  CHECK(channels({{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_MIN_CTAS", "8"}}) == 8);
+  CHECK(channels({{"NCCL_MAX_CTAS", "4"}, {"NCCL_MIN_NCHANNELS", "8"}}) == 8);
+  // init.cc: minCTAs above maxCTAs becomes maxCTAs.
+  CHECK(channels({{"NCCL_MIN_CTAS", "20"}, {"NCCL_MAX_CTAS", "6"}}) == 6);
+  // Past MAXCHANNELS (32 before 2.25.1, 64 since) NCCL caps the config.
+  CHECK(channels({{"NCCL_MIN_CTAS", "64"}, {"version", "2.23.4"}}) == 32);
+  CHECK(channels({{"NCCL_MIN_CTAS", "64"}}) == 64);
+  NcclEnv e;
+  CHECK(set_nccl_env(e, "NCCL_MIN_CTAS", "2").empty());
+  CHECK_THROWS_WITH(set_nccl_env(e, "NCCL_MAX_CTAS", "0"), Catch::Contains("an integer from 1 to 64"));
 }
 
 TEST_CASE("nccl env: what ringlab does not model is refused or warned about, never dropped", "[nccl][env]") {

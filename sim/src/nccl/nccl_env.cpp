@@ -69,6 +69,8 @@ std::array<NcclEnable, N> parse_list(std::string_view name, std::string_view val
   return out;
 }
 
+constexpr long kMaxCtas = 64;  // MAXCHANNELS from v2.25.1 (src/include/device.h)
+
 // ncclFuncStr (src/init.cc), in nccl_function() order; prefixed entries from v2.24.3 (tuning.cc parseList).
 constexpr int kFunctionListsVersion = 22400;
 constexpr std::string_view kFunctionNames[] = {"BROADCAST", "REDUCE", "ALLGATHER", "REDUCESCATTER", "ALLREDUCE"};
@@ -352,6 +354,9 @@ std::string set_nccl_env(NcclEnv& env, std::string_view name, std::string_view v
     return std::string(name) + ": NCCL itself does not read it (2.19-2.28 read NCCL_MIN_NCHANNELS and "
                                "NCCL_MAX_NCHANNELS); ringlab takes it as both, so set those on the real run";
   }
+  // init.cc parseCommConfig: values past MAXCHANNELS are capped to it (the model caps at its own).
+  if (name == "NCCL_MIN_CTAS") return env.min_ctas = int(integer(name, value, 1, kMaxCtas)), "";
+  if (name == "NCCL_MAX_CTAS") return env.max_ctas = int(integer(name, value, 1, kMaxCtas)), "";
   if (name == "NCCL_NVLS_ENABLE") return env.nvls = integer(name, value, 0, 2) != 0, "";
   if (name == "NCCL_COLLNET_ENABLE") return env.collnet = integer(name, value, 0, 1) != 0, "";
   if (name == "NCCL_BUFFSIZE") {

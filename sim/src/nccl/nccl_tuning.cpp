@@ -879,6 +879,21 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   return MeshRings{std::move(order), detail::nccl_search_mesh_rings(mesh)};
 }
 
+/// NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, then NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS, the minimum winning
+/// (src/graph/connect.cc ncclTopoPostset: "We permit combining max, then min, to only use the first
+/// channels, then duplicate them"; init.cc sets minCTAs above maxCTAs to maxCTAs), within the
+/// release's MAXCHANNELS.
+int bounded_channels(int channels, const NcclEnv& env) {
+  const int most = env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251
+                                                                            : kMaxChannelsBefore2251;
+  int min_ctas = std::min(env.min_ctas, most);
+  const int max_ctas = std::min(env.max_ctas, most);
+  if (max_ctas > 0 && min_ctas > max_ctas) min_ctas = max_ctas;
+  if (env.max_channels > 0) channels = std::min(channels, env.max_channels);
+  if (max_ctas > 0) channels = std::min(channels, max_ctas);
+  return std::max({channels, env.min_channels, min_ctas});
+}
+
 }  // namespace
 
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env) {
@@ -966,8 +981,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   if (m.nodes == 1)
     if (const auto mesh = nvlink_mesh_rings(topology, ranks, env))
       m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
-  if (env.min_channels > 0) m.channels = std::max(m.channels, env.min_channels);
-  if (env.max_channels > 0) m.channels = std::min(m.channels, env.max_channels);
+  m.channels = bounded_channels(m.channels, env);
   m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
   m.nvls_tree = m.nvls_tree && env.nvls && env.p2p && m.nvlink;
   m.collnet = m.collnet && env.collnet;

@@ -88,6 +88,10 @@ struct NcclEnv {
   const NcclProtocolSet& protocols_for(Collective c) const;
   int min_channels = 0;                ///< NCCL_MIN_NCHANNELS; 0 = NCCL's own
   int max_channels = 0;                ///< NCCL_MAX_NCHANNELS; 0 = NCCL's own
+  /// NCCL_MIN_CTAS / NCCL_MAX_CTAS (the communicator config's minCTAs/maxCTAs, NCCL 2.17 and later):
+  /// bounds on the channels with NCCL_MIN/MAX_NCHANNELS (connect.cc ncclTopoPostset); 0 = unset.
+  int min_ctas = 0;
+  int max_ctas = 0;
   bool nvls = true;                    ///< NCCL_NVLS_ENABLE (default 2: on where supported)
   bool collnet = false;                ///< NCCL_COLLNET_ENABLE (default 0)
   Bytes buffer = Bytes{4 << 20};       ///< NCCL_BUFFSIZE: the Simple protocol's buffer (8 steps)
