@@ -57,7 +57,7 @@ void run_calibrate(const CalibrateLine& c) {
                                ? (c.predict.algorithm == "nccl" ? "nccl" : "pure")
                                : c.predict.calibration;
   if (base != "pure" && base != "nccl") throw InputError("", "--calibration", "calibrate starts from pure or nccl");
-  const sim::PredictOptions options = predict_options(scenario, c.predict, measured);
+  const sim::PredictOptions options = predict_options(scenario, c.predict, measured, paths);
   warn_no_tuning_log(options.nccl_env, "calibrate");
   sim::CalibrationFit result = sim::fit_calibration(scenario.cluster, measured, fit, base, options, paths.front());
   if (!c.gpu.empty()) sim::add_gpu_calibration(result.file, read_json_file(c.gpu, "GPU calibration"), c.gpu);

@@ -90,7 +90,8 @@ void run_compare(const CompareLine& c) {
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
     measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
-    const sim::PredictOptions options = predict_options(scenario, c.predict, measured);
+    const sim::PredictOptions options =
+        predict_options(scenario, c.predict, measured, {c.files.begin() + 1, c.files.end()});
     predicted = sim::predict_measured(scenario.cluster, measured, options, c.files[1]);
     if (options.algorithm == sim::Algorithm::Nccl) {
       print_nccl_tuning_logs(scenario, measured, options);

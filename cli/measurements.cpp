@@ -102,10 +102,66 @@ void take_measured_nccl_version(sim::NcclEnv& env, const std::vector<sim::Result
               << "; predicting with the NCCL version the scenario or --nccl-env sets\n";
 }
 
+/// NCCL's "NAME set by environment to VALUE" lines (NCCL_DEBUG=INFO: src/misc/param.cc, utils.cc;
+/// NCCL_PARAM integers end with '.') in the files of `paths`, once per name in order of appearance;
+/// a name the lines give different values is left out, with a warning.
+std::vector<std::pair<std::string, std::string>> logged_nccl_settings(const std::vector<std::string>& paths) {
+  static const std::regex line_re(R"(NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*?)\r?$)");
+  static const std::regex integer_re(R"(-?[0-9]+\.)");
+  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::string> conflicting;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(" set by environment to ") == std::string::npos) continue;
+      std::smatch m;
+      if (!std::regex_search(line, m, line_re)) continue;
+      std::string value = m[2].str();
+      if (std::regex_match(value, integer_re)) value.pop_back();
+      const auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == m[1].str(); });
+      if (it == out.end()) out.emplace_back(m[1].str(), value);
+      else if (it->second != value) conflicting.push_back(it->first);
+    }
+  }
+  for (const std::string& name : conflicting) {
+    std::erase_if(out, [&](const auto& s) { return s.first == name; });
+    std::cerr << "ringlab: warning: the measured runs' NCCL log sets " << name << " to different values; left out\n";
+  }
+  return out;
+}
+
+/// Under --algo nccl, the settings NCCL's log reports that the scenario and --nccl-env leave unset.
+void take_logged_nccl_settings(sim::NcclEnv& env, const std::vector<std::string>& paths) {
+  std::string taken;
+  for (const auto& [name, value] : logged_nccl_settings(paths)) {
+    const std::string prefix = name + "=";
+    const auto set = std::find_if(env.settings.begin(), env.settings.end(),
+                                  [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+    if (set != env.settings.end()) {
+      if (set->substr(prefix.size()) != value)
+        std::cerr << "ringlab: warning: the measured runs' NCCL log sets " << name << "=" << value
+                  << "; predicting with " << *set << " as the scenario or --nccl-env sets it\n";
+      continue;
+    }
+    try {
+      sim::NcclEnv trial = env;
+      const std::string warning = sim::set_nccl_env(trial, name, value);
+      env = std::move(trial);
+      taken += (taken.empty() ? "" : ", ") + name + "=" + value;
+      if (!warning.empty()) std::cerr << "ringlab: warning: " << warning << "\n";
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "ringlab: warning: the measured runs' NCCL log sets " << e.what() << "; predicting without it\n";
+    }
+  }
+  if (!taken.empty())
+    std::cerr << "ringlab: NCCL settings from the measured runs' log: " << taken
+              << " (the scenario's \"nccl\" section or --nccl-env sets others)\n";
+}
+
 }  // namespace
 
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
-                                    const std::vector<sim::Result>& measured) {
+                                    const std::vector<sim::Result>& measured, const std::vector<std::string>& paths) {
   sim::PredictOptions o;
   const auto algorithm = sim::find_algorithm(line.algorithm);
   if (!algorithm)
@@ -120,7 +176,10 @@ sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine&
   else o.calibration = sim::load_calibration_file(calibration).calibration();
   o.scenario_digest = sim::digest_hex(scenario.document.dump());
   o.nccl_env = read_nccl_env(scenario, line.nccl_env);
-  if (o.algorithm == sim::Algorithm::Nccl) take_measured_nccl_version(o.nccl_env, measured);
+  if (o.algorithm == sim::Algorithm::Nccl) {
+    take_logged_nccl_settings(o.nccl_env, paths);
+    take_measured_nccl_version(o.nccl_env, measured);
+  }
   if (!line.rank_order.empty()) {
     const int ranks = measured.empty() ? 0 : measured.front().ranks;
     o.order = sim::load_rank_order(scenario.cluster, line.rank_order, ranks);

@@ -36,7 +36,10 @@ std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& p
                                                const Scenario* scenario = nullptr);
 
 /// The prediction settings for `measured` runs on `scenario` (the rank order sized to their rank count).
+/// Under --algo nccl, what the measured output says NCCL ran under fills what the scenario and
+/// --nccl-env leave unset (said on stderr): NCCL's release, and the settings NCCL's log in the
+/// text files of `paths` reports ("NCCL INFO NCCL_ALGO set by environment to RING").
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
-                                    const std::vector<sim::Result>& measured);
+                                    const std::vector<sim::Result>& measured, const std::vector<std::string>& paths);
 
 }  // namespace ringlab::cli
