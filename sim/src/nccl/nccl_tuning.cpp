@@ -769,10 +769,11 @@ Bandwidth nic_network_bandwidth(const Topology& topology, DeviceId nic) {
 /// of the ranks reduces on an NVSwitch of its own (Hopper or newer), and each of its GPUs reaches
 /// NICs of its own; a head's network path is those NICs together, at most its PCIe link in NCCL's
 /// units.
+using HostNetworks = std::unordered_map<HostId, HostNetwork>;
+
 void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks, const HostGroups& groups,
-                       const NcclEnv& env, NcclModel& m) {
+                       const HostNetworks& networks, NcclModel& m) {
   if (nvls_efficiency(m.gpu) == 0.0) return;
-  const auto networks = host_networks(topology, env.ib_hca);
   double slowest = 0.0;
   bool first = true;
   for (std::size_t g = 0; g < groups.host.size(); ++g) {
@@ -807,8 +808,7 @@ void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks
 /// uses the NICs (src/graph/search.cc ncclTopoCompute), and ringlab's channels use every NIC. A GPU
 /// relaying to a NIC by PXN is never the nearest: the relay itself is nearer.
 NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks, const HostGroups& groups,
-                       const NcclEnv& env) {
-  const auto networks = host_networks(topology, env.ib_hca);
+                       const HostNetworks& networks) {
   NcclPath worst = NcclPath::Loc;
   for (std::size_t g = 0; g < groups.host.size(); ++g) {
     const auto it = networks.find(groups.host[g]);
@@ -946,8 +946,9 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     else if (m.cpu_vendor != v) m.cpu_vendor.reset();
     first_host = false;
   }
+  // The NICs that leave each host, as NCCL_IB_HCA leaves them (several nodes only).
+  const HostNetworks networks = m.nodes > 1 ? host_networks(topology, env.ib_hca) : HostNetworks{};
   if (m.nodes > 1) {
-    const auto networks = host_networks(topology, env.ib_hca);
     bool any = false;
     for (const HostId h : groups.host) {
       if (h == kNoHost) continue;
@@ -967,8 +968,8 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.collnet = m.nodes > 1 && is_fabric_switch(kind);
   }
   if (m.nodes > 1) {
-    nvls_tree_network(topology, ranks, groups, env, m);
-    m.net_path = net_path_type(topology, ranks, groups, env);
+    nvls_tree_network(topology, ranks, groups, networks, m);
+    m.net_path = net_path_type(topology, ranks, groups, networks);
   }
   const double bottleneck = gbytes(m.nodes == 1 ? m.intra : std::min(m.intra, m.inter));
   // ringlab's stand-in for the search's channel count: Hopper's ring LL128 cap for Blackwell too.
