@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collective_fixtures.hpp"
+#include "collectives/collectives_builder.hpp"
 #include "ringlab/sim/collectives.hpp"
 #include "ringlab/sim/reference_executor.hpp"
 #include "ringlab/topology/generators.hpp"
@@ -89,16 +90,55 @@ TEST_CASE("every algorithm delivers its collectives, sizes that do not divide ev
   const int p = GENERATE(2, 3, 4, 8, 16);
   const auto a = Algorithm(GENERATE(range(0, kAlgorithmCount - 1)));  // all but nccl
   const auto coll = Collective(GENERATE(range(0, 5)));
+  const bool whole_chunks = GENERATE(false, true);
   if (!supports(a, coll)) return;
   if (a == Algorithm::HalvingDoubling && (p & (p - 1)) != 0) return;
   const Cluster c = cluster_for(p, a == Algorithm::InNetwork);
   // 1001 elements: no p here divides it; 3 channels and 100-byte chunks make ragged pieces.
   CollectiveSpec spec = spec_of(coll, a, Bytes{1001 * kFp32}, 3, 100_B);
   spec.root = p - 1;
+  spec.whole_chunks = whole_chunks;
   if (coll == Collective::ReduceScatter || coll == Collective::AllGather) spec.hierarchy = Hierarchy::Rail;
-  INFO(to_string(a) << " " << to_string(coll) << " p=" << p);
+  INFO(to_string(a) << " " << to_string(coll) << " p=" << p << (whole_chunks ? " whole chunks" : ""));
   const Schedule s = build_schedule(c.topology, c.gpus, spec);
   require_correct(s, spec.root);
+}
+
+TEST_CASE("chunk splits: equal pieces, or whole chunks with the remainder last (NCCL's loops)", "[collectives]") {
+  using sim::detail::ChunkSplit;
+  using sim::detail::Layout;
+  using sim::detail::Range;
+  const Range whole{Bytes{}, Bytes{10000}};  // 2,500 fp32 elements
+  const auto ranges = [](const auto& items) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (const auto& item : items) out.emplace_back(item.range.offset.count(), item.range.end().count());
+    return out;
+  };
+  using Spans = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  // Two channels of 5,000 B (1,250 elements), chunks of 2,048 B (512 elements): three pieces each.
+  CHECK(ranges(sim::detail::split_pieces(whole, 2, 2048_B, kFp32, ChunkSplit::Even)) ==
+        Spans{{0, 1664}, {1664, 3332}, {3332, 5000}, {5000, 6664}, {6664, 8332}, {8332, 10000}});
+  CHECK(ranges(sim::detail::split_pieces(whole, 2, 2048_B, kFp32, ChunkSplit::Whole)) ==
+        Spans{{0, 2048}, {2048, 4096}, {4096, 5000}, {5000, 7048}, {7048, 9096}, {9096, 10000}});
+  // PieceMajor units of 2 blocks x 1,024 B: whole units of 2,048 B, the last (1,808 B) split evenly.
+  const std::vector<sim::detail::Unit> units = sim::detail::split_units(whole, 2, 1, 1024_B, Layout::PieceMajor, kFp32,
+                                                               ChunkSplit::Whole);
+  REQUIRE(units.size() == 5);
+  CHECK(units[3].blocks[0].offset.count() == 6144);
+  CHECK(units[3].blocks[1].end().count() == 8192);
+  CHECK(units[4].blocks[0].offset.count() == 8192);
+  CHECK(units[4].blocks[0].bytes.count() == 904);
+  CHECK(units[4].blocks[1].end().count() == 10000);
+  // OwnerMajor: each owner's 5,000 B in whole 2,048 B pieces, the remainder last.
+  const std::vector<sim::detail::Unit> owned = sim::detail::split_units(whole, 2, 1, 2048_B, Layout::OwnerMajor, kFp32,
+                                                               ChunkSplit::Whole);
+  REQUIRE(owned.size() == 3);
+  CHECK(owned[2].blocks[0].offset.count() == 4096);
+  CHECK(owned[2].blocks[0].bytes.count() == 904);
+  CHECK(owned[0].blocks[1].offset.count() == 5000);
+  CHECK(owned[0].blocks[1].bytes.count() == 2048);
+  // No chunk: one piece per channel either way.
+  CHECK(ranges(sim::detail::split_pieces(whole, 2, Bytes{}, kFp32, ChunkSplit::Whole)) == Spans{{0, 5000}, {5000, 10000}});
 }
 
 TEST_CASE("hierarchical variants and ring2d deliver allreduce", "[collectives]") {

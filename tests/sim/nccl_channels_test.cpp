@@ -391,6 +391,39 @@ TEST_CASE("nccl: predicted time never falls as the message grows (one and two DG
   }
 }
 
+TEST_CASE("nccl: a few bytes past a whole number of chunks never make NVLS, NVLS-Tree or the tree faster",
+          "[nccl][channels]") {
+  // NCCL's kernels loop over a channel's share in whole chunks and leave the remainder last
+  // (CollectiveSpec::whole_chunks). Cutting the share into equal pieces instead made 4 MiB + 256 B
+  // on one DGX H100 (NVLS: 8 channels of 512 KiB pieces, two half pieces instead of one) and 32 MiB +
+  // 256 B on two (NVLS-Tree: 4 MiB units per channel) markedly faster than 4 MiB and 32 MiB, since
+  // two half pieces pipeline where one whole one cannot.
+  for (int nodes : {1, 2}) {
+    const Topology t = dgx_h100_cluster(nodes, FabricKind::SingleSwitch);
+    CollectiveRequest request;
+    request.algorithm = Algorithm::Nccl;
+    request.order.ranks = t.gpus();
+    request.options.calibration = Calibration::nccl();
+    CollectiveSweep sweep(t, request);
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t whole : {std::int64_t(4) << 20, std::int64_t(32) << 20})
+      for (std::int64_t extra : {std::int64_t(-4096), std::int64_t(0), std::int64_t(256), std::int64_t(4096)})
+        sizes.push_back(whole + extra);
+    std::optional<CollectiveOutcome> previous;
+    std::int64_t previous_bytes = 0;
+    for (const std::int64_t bytes : sizes) {
+      CollectiveOutcome out = sweep.run(Bytes{bytes});
+      REQUIRE(out.applicable());
+      if (previous && previous->result->algorithm == out.result->algorithm) {
+        INFO(nodes << " node(s), " << previous_bytes << " B -> " << bytes << " B: " << out.result->algorithm);
+        CHECK(out.result->time >= previous->result->time);
+      }
+      previous = std::move(out);
+      previous_bytes = bytes;
+    }
+  }
+}
+
 TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the links allow", "[nccl][channels][tree]") {
   // The flows alone give the tree busbw 397 GB/s (the test above), algBw 212 GB/s. NCCL's model
   // runs the tree at 0.92 of its channels' bandwidth, min(18 x 20.6 NVLink, 2 x 400 network) GB/s

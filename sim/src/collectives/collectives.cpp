@@ -141,6 +141,7 @@ void build_into(detail::Builder& b, const Topology& topology, std::span<const De
                 const CollectiveSpec& spec) {
   detail::Group group(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) group[r] = Endpoint(r);
+  b.set_chunk_split(spec.whole_chunks ? detail::ChunkSplit::Whole : detail::ChunkSplit::Even);
   if (spec.payload.sparse()) {
     detail::build_sparse_allreduce(b, group, spec, spec.algorithm);
     return;

@@ -18,6 +18,16 @@ std::int64_t piece_count(std::int64_t count, Bytes chunk, std::int64_t elem) {
   return ceil_div(count, chunk_elems);
 }
 
+/// Piece j of the n = piece_count(...) pieces of `r` (n counted on a region at least as large).
+Range piece_of(Range r, std::int64_t j, std::int64_t n, Bytes chunk, std::int64_t elem, ChunkSplit split) {
+  if (split == ChunkSplit::Even || chunk.count() <= 0) return part(r, int(j), int(n), elem);
+  const std::int64_t count = r.bytes.count() / elem;
+  const std::int64_t chunk_elems = std::max<std::int64_t>(1, chunk.count() / elem);
+  const std::int64_t lo = std::min(count, j * chunk_elems);
+  const std::int64_t hi = std::min(count, lo + chunk_elems);
+  return Range{r.offset + Bytes{lo * elem}, Bytes{(hi - lo) * elem}};
+}
+
 /// Adjacent non-empty ranges of blocks[lo, hi) merged where they touch.
 std::vector<Range> coalesce(std::span<const Range> blocks, int lo, int hi) {
   std::vector<Range> out;
@@ -170,20 +180,21 @@ Range part(Range r, int i, int n, std::int64_t elem) {
   return Range{r.offset + Bytes{lo * elem}, Bytes{(hi - lo) * elem}};
 }
 
-std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int64_t elem) {
+std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int64_t elem, ChunkSplit split) {
   std::vector<Piece> out;
   for (int c = 0; c < channels; ++c) {
     const Range region = part(whole, c, channels, elem);
     const std::int64_t n = piece_count(region.bytes.count() / elem, chunk, elem);
     for (std::int64_t j = 0; j < n; ++j) {
-      const Range piece = part(region, int(j), int(n), elem);
+      const Range piece = piece_of(region, j, n, chunk, elem, split);
       if (!piece.empty()) out.push_back(Piece{piece, std::uint16_t(c)});
     }
   }
   return out;
 }
 
-std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem) {
+std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem,
+                              ChunkSplit split) {
   std::vector<Unit> out;
   auto keep = [&](Unit u) {
     if (std::any_of(u.blocks.begin(), u.blocks.end(), [](const Range& r) { return !r.empty(); }))
@@ -195,7 +206,7 @@ std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk
       const Bytes unit_chunk = chunk.count() > 0 ? chunk * groups : Bytes{};
       const std::int64_t n = piece_count(region.bytes.count() / elem, unit_chunk, elem);
       for (std::int64_t j = 0; j < n; ++j) {
-        const Range piece = part(region, int(j), int(n), elem);
+        const Range piece = piece_of(region, j, n, unit_chunk, elem, split);
         Unit u{std::uint16_t(c), {}};
         for (int blk = 0; blk < groups; ++blk) u.blocks.push_back(part(piece, blk, groups, elem));
         keep(std::move(u));
@@ -213,7 +224,7 @@ std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk
     const std::int64_t n = piece_count(largest, chunk, elem);
     for (std::int64_t j = 0; j < n; ++j) {
       Unit u{std::uint16_t(c), {}};
-      for (const Range& s : sub) u.blocks.push_back(part(s, int(j), int(n), elem));
+      for (const Range& s : sub) u.blocks.push_back(piece_of(s, j, n, chunk, elem, split));
       keep(std::move(u));
     }
   }
@@ -377,7 +388,7 @@ std::vector<T> kept_only(std::vector<T> items, const ChannelFilter& filter) {
 }  // namespace
 
 std::vector<Piece> Builder::pieces(Range whole, int channels, Bytes chunk) {
-  std::vector<Piece> all = split_pieces(whole, channels, chunk, elem());
+  std::vector<Piece> all = split_pieces(whole, channels, chunk, elem(), split_);
   if (!filter_) return all;
   if (!even_over_channels(all, channels, [](const Piece& p, auto& out) { out.push_back(p.range.bytes.count()); }))
     filter_->uniform = false;
@@ -387,7 +398,7 @@ std::vector<Piece> Builder::pieces(Range whole, int channels, Bytes chunk) {
 }
 
 std::vector<Unit> Builder::units(Range whole, int groups, int channels, Bytes chunk, Layout layout) {
-  std::vector<Unit> all = split_units(whole, groups, channels, chunk, layout, elem());
+  std::vector<Unit> all = split_units(whole, groups, channels, chunk, layout, elem(), split_);
   if (!filter_) return all;
   const auto sizes = [](const Unit& u, auto& out) {
     for (const Range& r : u.blocks) out.push_back(r.bytes.count());

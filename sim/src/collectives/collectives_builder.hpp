@@ -38,13 +38,22 @@ struct Unit {
 /// (NCCL's AllReduce layout; a unit's blocks are adjacent).
 enum class Layout : std::uint8_t { OwnerMajor, PieceMajor };
 
+/// How a channel's share is cut into pieces of at most `chunk` bytes. Even: as many equal pieces as
+/// needed. Whole: pieces of exactly `chunk` bytes and the remainder last, as NCCL's kernels loop over
+/// a channel's share (CollectiveSpec::whole_chunks).
+enum class ChunkSplit : std::uint8_t { Even, Whole };
+
 /// Part i of n of `r`, cut at element boundaries (sizes differ by at most one element).
 Range part(Range r, int i, int n, std::int64_t elem);
-/// Splits `whole` into `channels` ranges and each into equal pieces of at most `chunk` bytes
-/// (chunk 0: one piece per channel). Empty pieces are dropped.
-std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int64_t elem);
-/// Units for a block algorithm over `groups` owners; every block piece is at most `chunk` bytes.
-std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem);
+/// Splits `whole` into `channels` ranges and each into pieces of at most `chunk` bytes as `split`
+/// says (chunk 0: one piece per channel). Empty pieces are dropped.
+std::vector<Piece> split_pieces(Range whole, int channels, Bytes chunk, std::int64_t elem,
+                                ChunkSplit split = ChunkSplit::Even);
+/// Units for a block algorithm over `groups` owners; every block piece is at most `chunk` bytes. With
+/// ChunkSplit::Whole a PieceMajor unit holds `groups` x `chunk` bytes (the last one the remainder,
+/// spread evenly over its blocks, as NCCL's last loop is), an OwnerMajor block piece `chunk` bytes.
+std::vector<Unit> split_units(Range whole, int groups, int channels, Bytes chunk, Layout layout, std::int64_t elem,
+                              ChunkSplit split = ChunkSplit::Even);
 
 /// Builds only some channels' share of a schedule (the channel fold's quotient, built directly; see
 /// engine/channel_fold.hpp): pieces and units of channels whose `keep` entry is false are dropped at
@@ -155,6 +164,8 @@ class Builder {
 
   OpSink& sink() { return sink_; }
   const Payload& payload() const { return payload_; }
+  /// How pieces() and units() cut a channel's share (Even unless the spec asks for whole chunks).
+  void set_chunk_split(ChunkSplit split) { split_ = split; }
   std::int64_t elem() const { return payload_.element_bytes(); }
 
   /// split_pieces / split_units at this payload's element size, less the channels the filter drops.
@@ -228,6 +239,7 @@ class Builder {
   OpSink& sink_;
   Payload payload_;
   ChannelFilter* filter_;
+  ChunkSplit split_ = ChunkSplit::Even;
   /// Counts `n` more kept items in the filter and reserves schedule for them (ChannelFilter).
   void note_kept(std::size_t n);
   Bytes sparse_part_;

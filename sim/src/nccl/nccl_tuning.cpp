@@ -1240,6 +1240,12 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   out.spec.chunk = choice.chunk;
   out.spec.channel_rings.clear();
   out.spec.host_chains = false;
+  // NCCL's kernels loop over a channel's share in whole chunks, the remainder last (v2.28.9
+  // src/device/all_reduce.h, tree, NVLS and CollNet: nelem = min(chunkCount, channelCount -
+  // elemOffset); src/include/collectives.h, PAT's getNelem). Rings keep equal pieces: NCCL's last
+  // ring loop spreads its remainder over the ranks, and the compact ring's repeat shortcut needs
+  // equal blocks.
+  out.spec.whole_chunks = choice.nccl_algorithm != NcclAlgorithm::Ring;
   if (choice.algorithm == Algorithm::Ring) {
     out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels, spec.nccl_env);
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
