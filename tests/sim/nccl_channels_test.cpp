@@ -391,31 +391,38 @@ TEST_CASE("nccl: predicted time never falls as the message grows (one and two DG
   }
 }
 
-TEST_CASE("nccl: a few bytes past a whole number of chunks never make NVLS, NVLS-Tree or the tree faster",
+TEST_CASE("nccl: a few bytes past a whole number of chunks never make NVLS, NVLS-Tree or a broadcast faster",
           "[nccl][channels]") {
   // NCCL's kernels loop over a channel's share in whole chunks and leave the remainder last
   // (CollectiveSpec::whole_chunks). Cutting the share into equal pieces instead made 4 MiB + 256 B
-  // on one DGX H100 (NVLS: 8 channels of 512 KiB pieces, two half pieces instead of one) and 32 MiB +
-  // 256 B on two (NVLS-Tree: 4 MiB units per channel) markedly faster than 4 MiB and 32 MiB, since
-  // two half pieces pipeline where one whole one cannot.
-  for (int nodes : {1, 2}) {
-    const Topology t = dgx_h100_cluster(nodes, FabricKind::SingleSwitch);
+  // on one DGX H100 (NVLS: 8 channels of 512 KiB pieces, two half pieces instead of one), 32 MiB +
+  // 256 B on two (NVLS-Tree: 4 MiB units per channel) and a ring broadcast of 13 x 32 KiB + 256 B
+  // (Ring/LL on 13 channels: each chain pipelines two half pieces) markedly faster than the whole
+  // number of chunks just below.
+  struct Case {
+    int nodes;
+    Collective collective;
+    std::int64_t whole;
+  };
+  for (const Case& c : {Case{1, Collective::AllReduce, std::int64_t(4) << 20},
+                        Case{2, Collective::AllReduce, std::int64_t(32) << 20},
+                        Case{1, Collective::Broadcast, std::int64_t(13) * 32768}}) {
+    const Topology t = dgx_h100_cluster(c.nodes, FabricKind::SingleSwitch);
     CollectiveRequest request;
     request.algorithm = Algorithm::Nccl;
+    request.collective = c.collective;
     request.order.ranks = t.gpus();
     request.options.calibration = Calibration::nccl();
     CollectiveSweep sweep(t, request);
-    std::vector<std::int64_t> sizes;
-    for (std::int64_t whole : {std::int64_t(4) << 20, std::int64_t(32) << 20})
-      for (std::int64_t extra : {std::int64_t(-4096), std::int64_t(0), std::int64_t(256), std::int64_t(4096)})
-        sizes.push_back(whole + extra);
     std::optional<CollectiveOutcome> previous;
     std::int64_t previous_bytes = 0;
-    for (const std::int64_t bytes : sizes) {
+    for (std::int64_t extra : {std::int64_t(-4096), std::int64_t(0), std::int64_t(256), std::int64_t(4096)}) {
+      const std::int64_t bytes = c.whole + extra;
       CollectiveOutcome out = sweep.run(Bytes{bytes});
       REQUIRE(out.applicable());
       if (previous && previous->result->algorithm == out.result->algorithm) {
-        INFO(nodes << " node(s), " << previous_bytes << " B -> " << bytes << " B: " << out.result->algorithm);
+        INFO(c.nodes << " node(s), " << to_string(c.collective) << ", " << previous_bytes << " B -> " << bytes
+                     << " B: " << out.result->algorithm);
         CHECK(out.result->time >= previous->result->time);
       }
       previous = std::move(out);

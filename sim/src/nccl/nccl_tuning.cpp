@@ -1241,11 +1241,12 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   out.spec.channel_rings.clear();
   out.spec.host_chains = false;
   // NCCL's kernels loop over a channel's share in whole chunks, the remainder last (v2.28.9
-  // src/device/all_reduce.h, tree, NVLS and CollNet: nelem = min(chunkCount, channelCount -
-  // elemOffset); src/include/collectives.h, PAT's getNelem). Rings keep equal pieces: NCCL's last
-  // ring loop spreads its remainder over the ranks, and the compact ring's repeat shortcut needs
-  // equal blocks.
-  out.spec.whole_chunks = choice.nccl_algorithm != NcclAlgorithm::Ring;
+  // src/device/all_reduce.h, tree, NVLS and CollNet, and src/device/broadcast.h, reduce.h: nelem =
+  // min(chunkCount, channelCount - elemOffset); src/include/collectives.h, PAT's getNelem). Ring
+  // AllReduce, ReduceScatter and AllGather keep equal pieces: NCCL's last ring loop spreads its
+  // remainder over the ranks, and the compact ring's repeat shortcut needs equal blocks.
+  const bool chain = spec.collective == Collective::Broadcast || spec.collective == Collective::Reduce;
+  out.spec.whole_chunks = choice.nccl_algorithm != NcclAlgorithm::Ring || chain;
   if (choice.algorithm == Algorithm::Ring) {
     out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels, spec.nccl_env);
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
