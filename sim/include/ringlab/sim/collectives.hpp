@@ -115,7 +115,8 @@ struct CollectiveSpec {
   Bytes chunk;                              ///< largest piece a step moves per block; 0 = no pipelining (one piece)
   /// Cut each channel's share into pieces of exactly `chunk` bytes with the remainder last, as NCCL's
   /// kernels loop over theirs (so a few more bytes never buy a finer pipeline); false: as many equal
-  /// pieces as `chunk` needs. Set by the nccl algorithm for its non-ring algorithms.
+  /// pieces as `chunk` needs. Set by the nccl algorithm, except for ring AllReduce, ReduceScatter and
+  /// AllGather.
   bool whole_chunks = false;
   int root = 0;                             ///< Broadcast/Reduce root, a rank index
   Hierarchy hierarchy = Hierarchy::Leader;  ///< hierarchical only
