@@ -431,6 +431,33 @@ TEST_CASE("nccl: a few bytes past a whole number of chunks never make NVLS, NVLS
   }
 }
 
+TEST_CASE("nccl ring broadcast and reduce under LL and LL128 pay their chain's hops once, as NCCL's lines do",
+          "[nccl][channels]") {
+  // NCCL forwards each LL/LL128 line as it arrives (cut-through), so its model times a chain as
+  // latency + bytes / bandwidth. Store-and-forward in whole protocol steps made a 16 MiB Ring/LL128
+  // broadcast on one DGX H100 (7 hops, 13 channels, three 576,000 B steps each) 206.7 us against the
+  // model's 78.4 us, and 1 MiB (Ring/LL) 30.8 us against 18.8 us. The pieces now keep the chain's
+  // fill under 1/8 of the transfer; the flows' own rate differs from the model's by a few per cent.
+  const Topology t = dgx_h100_cluster(1, FabricKind::SingleSwitch);
+  for (const Collective c : {Collective::Broadcast, Collective::Reduce})
+    for (const Bytes size : {1_MiB, 16_MiB}) {
+      CollectiveRequest request;
+      request.algorithm = Algorithm::Nccl;
+      request.collective = c;
+      request.message = size;
+      request.order.ranks = t.gpus();
+      request.options.calibration = Calibration::nccl();
+      const CollectiveOutcome out = run_collective(t, request);
+      REQUIRE(out.applicable());
+      const NcclChoice model = nccl_choose(t, t.gpus(), c, size, Payload{}, request.nccl_env);
+      REQUIRE(model.protocol != Protocol::Simple);
+      INFO(to_string(c) << " " << size.count() << " B: " << out.result->algorithm << ", " << out.result->time.microseconds()
+                        << " us against NCCL's model " << model.predicted.microseconds() << " us");
+      CHECK(out.result->time.microseconds() <= 1.15 * model.predicted.microseconds());
+      CHECK(out.result->time.microseconds() >= 0.85 * model.predicted.microseconds());
+    }
+}
+
 TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the links allow", "[nccl][channels][tree]") {
   // The flows alone give the tree busbw 397 GB/s (the test above), algBw 212 GB/s. NCCL's model
   // runs the tree at 0.92 of its channels' bandwidth, min(18 x 20.6 NVLink, 2 x 400 network) GB/s

@@ -1232,6 +1232,30 @@ std::vector<std::vector<int>> nccl_tree_chains(const Topology& topology, std::sp
   return channel_orders(topology, ranks, channels, true);
 }
 
+namespace {
+// NCCL's LL and LL128 primitives forward each line to the next rank as soon as its flag shows it has
+// arrived (v2.28.9 src/device/prims_ll.h LLGenericOp: readLL, then storeLL to the send peer in the
+// same loop; prims_ll128.h recvReduceSendCopy likewise per 128-byte line), so a ring broadcast's or
+// reduce's chain moves its data cut-through and pays its hops once. The flow model moves pieces
+// store-and-forward: a chain of h hops and P pieces per channel takes P + h - 1 piece times where
+// cut-through takes about P. Pieces of 1 / (kCutThroughFill x h) of a channel's share keep that fill
+// under 1/8 of the transfer. These are the discretisation's bounds, not NCCL constants: pieces of at
+// least kMinCutThroughPiece and at most kMaxCutThroughPieces per channel (events stay below channels
+// x hops x 256; a 144-rank chain then fills 142/256 of its transfer), and never more than the
+// protocol's step.
+constexpr std::int64_t kCutThroughFill = 8;
+constexpr std::int64_t kMinCutThroughPiece = 4096;  // bytes
+constexpr std::int64_t kMaxCutThroughPieces = 256;
+
+Bytes cut_through_piece(Bytes message, int channels, std::size_t ranks, Bytes step) {
+  const std::int64_t share = (message.count() + channels - 1) / std::max(1, channels);
+  const std::int64_t hops = std::max<std::int64_t>(1, std::int64_t(ranks) - 1);
+  const std::int64_t pieces = std::min(kMaxCutThroughPieces, kCutThroughFill * hops);
+  const std::int64_t piece = std::max(kMinCutThroughPiece, (share + pieces - 1) / pieces);
+  return Bytes{std::min(step.count(), piece)};
+}
+}  // namespace
+
 NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
   NcclResolved out{nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload, spec.nccl_env), spec};
   const NcclChoice& choice = out.choice;
@@ -1247,6 +1271,8 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   // remainder over the ranks, and the compact ring's repeat shortcut needs equal blocks.
   const bool chain = spec.collective == Collective::Broadcast || spec.collective == Collective::Reduce;
   out.spec.whole_chunks = choice.nccl_algorithm != NcclAlgorithm::Ring || chain;
+  if (chain && choice.algorithm == Algorithm::Ring && choice.protocol != Protocol::Simple)
+    out.spec.chunk = cut_through_piece(spec.message, choice.channels, ranks.size(), choice.chunk);
   if (choice.algorithm == Algorithm::Ring) {
     out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels, spec.nccl_env);
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
