@@ -397,8 +397,8 @@ TEST_CASE("nccl: a few bytes past a whole number of chunks never make NVLS, NVLS
   // (CollectiveSpec::whole_chunks). Cutting the share into equal pieces instead made 4 MiB + 256 B
   // on one DGX H100 (NVLS: 8 channels of 512 KiB pieces, two half pieces instead of one), 32 MiB +
   // 256 B on two (NVLS-Tree: 4 MiB units per channel) and a ring broadcast of 13 x 32 KiB + 256 B
-  // (Ring/LL on 13 channels: each chain pipelines two half pieces) markedly faster than the whole
-  // number of chunks just below.
+  // (Ring/LL on 13 channels in 4 KiB pieces: nine equal pieces pipeline finer than eight whole ones
+  // and a 20-byte remainder) faster than the whole number of chunks just below.
   struct Case {
     int nodes;
     Collective collective;
