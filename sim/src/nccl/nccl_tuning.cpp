@@ -1248,7 +1248,8 @@ constexpr std::int64_t kMinCutThroughPiece = 4096;  // bytes
 constexpr std::int64_t kMaxCutThroughPieces = 256;
 
 Bytes cut_through_piece(Bytes message, int channels, std::size_t ranks, Bytes step) {
-  const std::int64_t share = (message.count() + channels - 1) / std::max(1, channels);
+  const std::int64_t per = std::max(1, channels);
+  const std::int64_t share = (message.count() + per - 1) / per;
   const std::int64_t hops = std::max<std::int64_t>(1, std::int64_t(ranks) - 1);
   const std::int64_t pieces = std::min(kMaxCutThroughPieces, kCutThroughFill * hops);
   const std::int64_t piece = std::max(kMinCutThroughPiece, (share + pieces - 1) / pieces);
