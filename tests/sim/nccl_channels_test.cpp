@@ -475,6 +475,33 @@ TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the li
   CHECK(out.result->time.seconds() == Approx(c.latency.seconds() + double(request.message.count()) / algbw).epsilon(1e-9));
 }
 
+TEST_CASE("nccl ring under LL on one DGX A100: NCCL's LL rate is a floor on what the links allow", "[nccl][channels][ring]") {
+  // The flows carry LL lines at their wire efficiency, half of NCCL's 12 x 20 GB/s of NVLink a GPU:
+  // algBw 120 x 8/14 = 68.6 GB/s. NCCL's model runs a ring's LL at min(llMaxBw, share x busBw), with
+  // llMaxBws[Ampere][one node] 87.7 GB/s and share 1/4 for AllReduce up to 2.22, 1/2 from 2.23
+  // (tuning.cc): busBw min(87.7, 60) = 60 GB/s under 2.19, 87.7 under 2.28, algBw x 8/14. The
+  // slower of flows and model is the time: NCCL's latency + M / algBw.
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const auto [version, busbw] = GENERATE(table<int, double>({{21904, 60.0}, {22809, 87.7}}));
+  CAPTURE(version);
+  CollectiveRequest request = nccl_request(t, 4_MiB);
+  request.nccl_env.version = version;
+  set_nccl_env(request.nccl_env, "NCCL_ALGO", "Ring");
+  set_nccl_env(request.nccl_env, "NCCL_PROTO", "LL");
+  const CollectiveOutcome out = run_collective(t, request);
+  REQUIRE(out.applicable());
+  REQUIRE(out.algorithm == Algorithm::Ring);
+  REQUIRE(out.protocol == Protocol::LL);
+  const NcclChoice c = nccl_choose(t, t.gpus(), Collective::AllReduce, 4_MiB, {}, request.nccl_env);
+  const double algbw = busbw * 1e9 * 8 / 14;
+  // epsilon: times are whole picoseconds (1e-8 of this run's ~0.1 ms).
+  CHECK(out.result->time.seconds() == Approx(c.latency.seconds() + double(request.message.count()) / algbw).epsilon(1e-7));
+}
+
 TEST_CASE("nccl with NCCL_IB_HCA picking 8 of 16 NICs (2 per PCIe switch): those 8 carry the channels, busbw 100 GB/s",
           "[nccl][channels]") {
   // The OCI BM.GPU4.8-like node of the test above, 4 NICs of 100 Gb/s per PCIe switch (nic4k ..

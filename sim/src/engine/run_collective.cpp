@@ -122,8 +122,9 @@ void fill_key(const Topology& topology, const CollectiveRequest& request, Collec
 /// kernels at 0.92 of its channels' bandwidth with every byte counted up and down (ratio 0.5; see
 /// nccl_tuning.cpp). The flows carry every byte at line rate, so NCCL's rate is a floor on the time:
 /// a run the links alone would finish sooner is stretched to latency + bytes / NCCL's algorithm
-/// bandwidth (rank finish times move by the same amount). Rings keep the flows' time: their channels
-/// are the links' own.
+/// bandwidth (rank finish times move by the same amount). So is a ring under LL, whose lines NCCL's
+/// model runs below their wire efficiency; other rings keep the flows' time: their channels are the
+/// links' own.
 void apply_model_rate(Result& result, const NcclChoice& choice, Bytes message) {
   if (choice.floor.bits_per_second() <= 0) return;
   const Duration floor = choice.latency + message / choice.floor;

@@ -1388,12 +1388,18 @@ bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload) {
 namespace {
 
 /// NcclChoice::floor: NVLS and NVLS-Tree at the newest release's model of the switch's rate (its
-/// nvlsEfficiency measures the same silicon whatever release runs on it), the tree at the model's own,
-/// nothing for the rest.
+/// nvlsEfficiency measures the same silicon whatever release runs on it), the tree and the ring under
+/// LL at the model's own, nothing for the rest.
 Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& chosen) {
   switch (chosen.algorithm) {
     case NcclAlgorithm::Tree:
     case NcclAlgorithm::Pat: return chosen.bandwidth;  // both run below their links' rate by NCCL's model
+    case NcclAlgorithm::Ring:
+      // NCCL's model runs a ring's LL at a share of its channels' bandwidth (1/4 or 1/3 before 2.23,
+      // 1/2 from it) and at most llMaxBw (tuning.cc); the flows carry LL lines at their wire
+      // efficiency (8 data bytes of 16) without that cap. LL128 (0.92 against 120/128) and Simple
+      // keep the links' time.
+      return chosen.protocol == Protocol::LL ? chosen.bandwidth : Bandwidth{};
     case NcclAlgorithm::Nvls:
     case NcclAlgorithm::NvlsTree: {
       NcclModel newest = m;
@@ -1401,7 +1407,6 @@ Bandwidth floor_bandwidth(const NcclModel& m, Collective c, const NcclEstimate& 
       const double gbps = model_bandwidth(newest, c, chosen.algorithm, kSimple);
       return Bandwidth::from_bytes_per_second(gbps * 1e9);
     }
-    case NcclAlgorithm::Ring:
     case NcclAlgorithm::CollNetDirect:
     case NcclAlgorithm::CollNetChain: return Bandwidth{};
   }

@@ -78,7 +78,7 @@ struct NcclChoice {
   Duration latency;       ///< the model's latency term
   Duration step_latency;  ///< hwLat of the chosen pair on the hops it crosses (NET when multi-node)
   Bandwidth bandwidth;    ///< the model's algorithm bandwidth
-  /// The algorithm bandwidth the simulated time is floored at (NVLS, NVLS-Tree, Tree: see
+  /// The algorithm bandwidth the simulated time is floored at (NVLS, NVLS-Tree, Tree, PAT, Ring/LL: see
   /// run_collective.cpp): the model's, except that NVLS and NVLS-Tree take the newest release's
   /// hardware figure (nvlsEfficiency, 2.28) whatever release chose them. Zero: no floor.
   Bandwidth floor;
