@@ -145,6 +145,21 @@ TEST_CASE("nccl: four nodes, ring latency counts network steps and the Simple pl
             .latency.microseconds() == Approx(2 * (7 * 28.0 + 2 * 28.0)));
 }
 
+TEST_CASE("nccl: one GPU per node gives the tree NCCL's TREE pattern, x .85 from 2.26 (tuning.cc)", "[nccl]") {
+  // NCCL's search gives a one-GPU node's tree graph the plain TREE pattern, which 2.26 on charges
+  // .85 of the tree's bus bandwidth; 2.25 has the same tables otherwise (the 2.23 era).
+  NcclModel m = h100_four_nodes();
+  const auto tree_bw = [&](int ranks, int version) {
+    m.ranks = ranks;
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Tree, Protocol::Simple)
+        .bandwidth.gigabytes_per_second();
+  };
+  CHECK(tree_bw(4, 22602) == Approx(0.85 * tree_bw(4, 22503)));
+  // Eight GPUs a node: balanced trees, no charge.
+  CHECK(tree_bw(32, 22602) == Approx(tree_bw(32, 22503)));
+}
+
 TEST_CASE("nccl: NVLS serves allgather and reduce-scatter on one node from 2.19 (enqueue.cc)", "[nccl]") {
   NcclModel m = h100_node();
   m.nvls = true;

@@ -226,6 +226,12 @@ constexpr double kTreeLLShare = 1.0 / 3.8;           // tree LL
 constexpr double kTreeLL128SingleNode = 7.0 / 9.0;   // tree LL128, one node
 constexpr double kTreeLL128MultiNode = 120.0 / 128.0;  // tree LL128, several nodes
 constexpr double kCollNetHopperFactor = 0.85;          // CollNetDirect on compute capability >= 9.0
+// From 2.26 (tuning.cc, v2.26.2-v2.29.7): busBw x .85 for the tree when some rank's tree graph has the
+// plain TREE pattern (comm->maxTreePattern). search.cc gives every non-ring graph of a node with one
+// GPU that pattern (ncclTopoCompute: "if (ngpus == 1) ... pattern = NCCL_TOPO_PATTERN_TREE"), so
+// one rank per node takes it; Hopper's fallback when its balanced-tree search fails is not modelled.
+constexpr double kTreePatternFactor = 0.85;
+constexpr int kTreePatternVersion = 22600;
 constexpr double kTreeAlgoRatio = 0.5;                 // tree and CollNet busBw -> algBw
 constexpr double kNvlsTreeAlgoRatio218 = 0.70;          // NVLSTree busBw -> algBw in 2.18, x n/(2(n-1))
 constexpr double kRingPlateauPreAmpere = 1.9;          // ring/Simple multi-node AllReduce latency factor
@@ -577,6 +583,8 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
     if (p == kLL128)
       bus = std::min(bus * (m.nodes == 1 ? kTreeLL128SingleNode : kTreeLL128MultiNode),
                      channels * caps.tree_ll128);
+    const bool pattern_era = m.env.version <= 0 || m.env.version >= kTreePatternVersion;
+    if (pattern_era && m.ranks == m.nodes) bus *= kTreePatternFactor;
   }
   if (a == NcclAlgorithm::CollNetDirect) {
     double factor = ppn / channels;  // GPU/NIC ratio as NCCL approximates it
