@@ -223,6 +223,18 @@ TEST_CASE("v100x4: NVLink all-to-all with 2 nvlink2 per pair (6 links per GPU), 
   CHECK(linked(t, "node0/nic0", "node0/pcie0"));
 }
 
+TEST_CASE("an all-to-all node cut to one GPU has no NVLink pair (it divided by zero)", "[generators]") {
+  // Found by the NCCL property test: v100x4 with "gpus": 1 passed the spec check and crashed.
+  ClusterSpec s = one_node(NodeTemplate::V100x4);
+  s.node.gpus = 1;
+  s.node.pcie_switches = 1;
+  s.node.cpus = 1;
+  REQUIRE(check_cluster_spec(s).empty());
+  const Topology t = make_cluster(s);
+  CHECK(count_devices(t, DeviceKind::Gpu) == 1);
+  CHECK(links_of(t, LinkKind::NvLink2).empty());
+}
+
 TEST_CASE("pcie8: 8 GPUs without NVLink on 4 PCIe switches, 2 NICs on switches 0 and 2", "[generators]") {
   const Topology t = make_cluster(one_node(NodeTemplate::Pcie8));
   CHECK(count_devices(t, DeviceKind::Gpu) == 8);

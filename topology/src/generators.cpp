@@ -448,7 +448,7 @@ void add_gpu_interconnect(Topology& t, const NodeSpec& n, HostId host, const std
     for (DeviceId g : gpus) connect(t, g, nvswitch, n.nvlink, n.nvlinks);
     return;
   }
-  if (n.gpu_interconnect != GpuInterconnect::AllToAll) return;
+  if (n.gpu_interconnect != GpuInterconnect::AllToAll || n.gpus < 2) return;  // one GPU: no pair to join
   const int per_pair = n.nvlinks / (n.gpus - 1);
   for (std::size_t i = 0; i < gpus.size(); ++i)
     for (std::size_t j = i + 1; j < gpus.size(); ++j) connect(t, gpus[i], gpus[j], n.nvlink, per_pair);
