@@ -235,6 +235,32 @@ TEST_CASE("an all-to-all node cut to one GPU has no NVLink pair (it divided by z
   CHECK(links_of(t, LinkKind::NvLink2).empty());
 }
 
+TEST_CASE("every template cut to any small node the spec check accepts builds", "[generators]") {
+  // A grid over each template's GPU, NIC, PCIe switch and CPU counts and 1-3 nodes: what
+  // check_cluster_spec accepts, make_cluster must build, with the GPUs and NICs asked for.
+  int built = 0;
+  for (int i = 0; i < kNodeTemplateCount; ++i)
+    for (int gpus = 1; gpus <= 9; gpus += 1)
+      for (int nics = 0; nics <= 3; ++nics)
+        for (int switches = 0; switches <= 3; ++switches)
+          for (int cpus = 1; cpus <= 2; ++cpus)
+            for (int nodes = 1; nodes <= 3; nodes += 2) {
+              ClusterSpec s = cluster(nodes, NodeTemplate(i), nodes > 1 ? FabricKind::SingleSwitch : FabricKind::None);
+              s.node.gpus = gpus;
+              s.node.nics = nics;
+              s.node.pcie_switches = switches;
+              s.node.cpus = cpus;
+              if (!check_cluster_spec(s).empty()) continue;
+              INFO(to_string(NodeTemplate(i)) << ": " << gpus << " GPUs, " << nics << " NICs, " << switches
+                                              << " PCIe switches, " << cpus << " CPUs, " << nodes << " nodes");
+              const Topology t = make_cluster(s);
+              CHECK(count_devices(t, DeviceKind::Gpu) == std::size_t(gpus * nodes));
+              CHECK(count_devices(t, DeviceKind::Nic) == std::size_t(nics * nodes));
+              ++built;
+            }
+  CHECK(built > 1000);
+}
+
 TEST_CASE("pcie8: 8 GPUs without NVLink on 4 PCIe switches, 2 NICs on switches 0 and 2", "[generators]") {
   const Topology t = make_cluster(one_node(NodeTemplate::Pcie8));
   CHECK(count_devices(t, DeviceKind::Gpu) == 8);
