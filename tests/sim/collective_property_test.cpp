@@ -1,7 +1,7 @@
 // Properties of run_collective on random clusters, collectives and sizes. Under --algo nccl, with
-// random NCCL releases and settings, every branch of NCCL's model (rings, trees, NVLS, NVLS-Tree, CollNet, PAT, SHM and staged NET
-// transports, whole chunks, cut-through chains, rate floors) meets the same few facts, checked on
-// cases no hand-written test picked. A case that does not apply must say why; one that runs must
+// random NCCL releases and settings, every branch of NCCL's model (rings, trees, NVLS, NVLS-Tree,
+// CollNet, PAT, SHM and staged NET transports, whole chunks, cut-through chains, rate floors) meets
+// the same few facts, checked on cases no hand-written test picked. A case that does not apply must say why; one that runs must
 //  - take at least NCCL's modelled latency (the run starts with it),
 //  - give the same result when run again (determinism),
 //  - give the same result without the exact repeat shortcut, and the same time, to the fold's
@@ -12,12 +12,13 @@
 // generators_test.cpp) and how far the fold's rounding can carry (check_repeatable).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,11 +62,13 @@ Case random_case(std::mt19937_64& rng) {
   constexpr std::array<std::string_view, 6> kVersions{"2.18.1", "2.18.5", "2.19.4", "2.23.4", "2.26.2", "2.28.9"};
   constexpr std::array<std::string_view, 7> kAlgos{"Ring", "Tree", "NVLS", "NVLSTree", "PAT", "Ring,Tree", "^NVLS"};
   constexpr std::array<std::string_view, 4> kProtos{"LL", "LL128", "Simple", "^LL"};
+  const auto between = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto one_in = [&](int n) { return between(1, n) == 1; };
   Case c;
   c.cluster.node = node_template(pick(rng, kTemplates));
   c.cluster.nodes = pick(rng, kNodes);
   c.cluster.fabric.kind = FabricKind::SingleSwitch;
-  if (c.cluster.nodes == 4 && std::uniform_int_distribution<int>(0, 1)(rng)) {  // a 2:1 leaf-spine
+  if (c.cluster.nodes == 4 && one_in(2)) {  // a 2:1 leaf-spine
     c.cluster.fabric.kind = FabricKind::LeafSpine;
     c.cluster.fabric.nodes_per_leaf = 2;
     c.cluster.fabric.spines = 2;
@@ -73,36 +76,30 @@ Case random_case(std::mt19937_64& rng) {
   }
   if (c.cluster.node.base == NodeTemplate::Gb200Nvl72) c.cluster.node.nvlink_domain = 2;
   // Sometimes fewer GPUs a node (one rank per node reaches PAT and NCCL's one-GPU tree pattern).
-  if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
-    c.cluster.node.gpus = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 1 : 2;
+  if (one_in(4)) {
+    c.cluster.node.gpus = one_in(2) ? 1 : 2;
     c.cluster.node.pcie_switches = std::min(c.cluster.node.pcie_switches, c.cluster.node.gpus);
     c.cluster.node.nics = std::min(c.cluster.node.nics, c.cluster.node.gpus);
     c.cluster.node.cpus = 1;
   }
   c.collective = pick(rng, kCollectives);
   // Log-uniform from 4 B to 64 MiB, in whole floats, sometimes a few floats past a power of two.
-  const int log2_size = std::uniform_int_distribution<int>(2, 26)(rng);
-  const std::int64_t extra = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 4 * std::uniform_int_distribution<int>(1, 97)(rng) : 0;
+  const int log2_size = between(2, 26);
+  const std::int64_t extra = one_in(3) ? 4 * between(1, 97) : 0;
   c.message = Bytes{(std::int64_t{1} << log2_size) + extra};
-  if (std::uniform_int_distribution<int>(0, 1)(rng)) c.settings.emplace_back("version", pick(rng, kVersions));
-  if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) c.settings.emplace_back("NCCL_ALGO", pick(rng, kAlgos));
-  if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) c.settings.emplace_back("NCCL_PROTO", pick(rng, kProtos));
-  if (std::uniform_int_distribution<int>(0, 5)(rng) == 0) c.settings.emplace_back("NCCL_NVLS_ENABLE", "0");
-  if (std::uniform_int_distribution<int>(0, 5)(rng) == 0)
-    c.settings.emplace_back("NCCL_MAX_NCHANNELS", std::to_string(std::uniform_int_distribution<int>(1, 8)(rng)));
-  if (std::uniform_int_distribution<int>(0, 5)(rng) == 0) c.settings.emplace_back("NCCL_BUFFSIZE", "1048576");
+  if (one_in(2)) c.settings.emplace_back("version", pick(rng, kVersions));
+  if (one_in(4)) c.settings.emplace_back("NCCL_ALGO", pick(rng, kAlgos));
+  if (one_in(4)) c.settings.emplace_back("NCCL_PROTO", pick(rng, kProtos));
+  if (one_in(6)) c.settings.emplace_back("NCCL_NVLS_ENABLE", "0");
+  if (one_in(6)) c.settings.emplace_back("NCCL_MAX_NCHANNELS", std::to_string(between(1, 8)));
+  if (one_in(6)) c.settings.emplace_back("NCCL_BUFFSIZE", "1048576");
   // The transports' settings: P2P, SHM and GPUDirect RDMA off or bounded, PXN, cross-NIC rings,
   // the socket transport, CollNet (refused without a SHARP switch: a reason, not a run).
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kTransport{{{"NCCL_P2P_DISABLE", "1"},
-                                                                                    {"NCCL_SHM_DISABLE", "1"},
-                                                                                    {"NCCL_P2P_LEVEL", "PIX"},
-                                                                                    {"NCCL_NET_GDR_LEVEL", "LOC"},
-                                                                                    {"NCCL_PXN_DISABLE", "1"},
-                                                                                    {"NCCL_CROSS_NIC", "0"},
-                                                                                    {"NCCL_IB_DISABLE", "1"},
-                                                                                    {"NCCL_COLLNET_ENABLE", "1"},
-                                                                                    {"NCCL_PAT_ENABLE", "0"}}};
-  if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kTransport{{
+      {"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}, {"NCCL_P2P_LEVEL", "PIX"},
+      {"NCCL_NET_GDR_LEVEL", "LOC"}, {"NCCL_PXN_DISABLE", "1"}, {"NCCL_CROSS_NIC", "0"},
+      {"NCCL_IB_DISABLE", "1"}, {"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_PAT_ENABLE", "0"}}};
+  if (one_in(3)) {
     const auto& [name, value] = pick(rng, kTransport);
     c.settings.emplace_back(name, value);
   }
@@ -120,7 +117,8 @@ double ingress_bound_seconds(const Topology& t, const CollectiveRequest& request
                                                                                    : 0.0;
   if (n < 2 || needed <= 0) return 0.0;
   double ingress = 0;  // bytes/s
-  for (const Adjacency& adj : t.neighbors(request.order.ranks[1])) ingress += t.link(adj.link).bandwidth.bytes_per_second();
+  for (const Adjacency& adj : t.neighbors(request.order.ranks[1]))
+    ingress += t.link(adj.link).bandwidth.bytes_per_second();
   return needed / ingress;
 }
 
@@ -151,6 +149,14 @@ void check_repeatable(const Topology& t, const CollectiveRequest& request, const
                    << r.channel_fold << " channels as one)");
   CHECK(slow.result->time.seconds() == Approx(r.time.seconds()).epsilon(kFoldTolerance));
   if (r.channel_fold <= 1) CHECK(slow.result->time == r.time);  // nothing folded: the same run
+}
+
+/// Runs `request`: the outcome, or nullopt for a case that does not apply, which must say why.
+std::optional<CollectiveOutcome> run_case(const Topology& t, const CollectiveRequest& request) {
+  CollectiveOutcome out = run_collective(t, request);
+  if (out.applicable()) return out;
+  CHECK_FALSE(out.not_applicable.empty());
+  return std::nullopt;
 }
 
 /// The draw's seed and case count: RINGLAB_PROPERTY_SEED and RINGLAB_PROPERTY_CASES explore other
@@ -187,20 +193,17 @@ TEST_CASE("nccl properties on random clusters, releases, settings, collectives a
     for (const SpecProblem& p : check_cluster_spec(c.cluster)) FAIL(p.field << ": " << p.message);
     const Topology t = make_cluster(c.cluster);
     const CollectiveRequest request = request_for(t, c);
-    const CollectiveOutcome out = run_collective(t, request);
-    if (!out.applicable()) {
-      CHECK_FALSE(out.not_applicable.empty());
-      continue;
-    }
+    const std::optional<CollectiveOutcome> out = run_case(t, request);
+    if (!out) continue;
     ++ran;
-    const Result& r = *out.result;
-    INFO("ran " << r.algorithm << ", " << out.channels << " channels, " << r.time.microseconds() << " us");
+    const Result& r = *out->result;
+    INFO("ran " << r.algorithm << ", " << out->channels << " channels, " << r.time.microseconds() << " us");
     CHECK(r.algorithm.rfind("nccl:", 0) == 0);
     const NcclChoice choice =
-        nccl_choose(t, request.order.ranks, c.collective, out.message, request.payload, request.nccl_env);
+        nccl_choose(t, request.order.ranks, c.collective, out->message, request.payload, request.nccl_env);
     CHECK(std::isfinite(r.time.seconds()));
     CHECK(r.time >= choice.latency);
-    CHECK(r.time.seconds() >= (choice.latency.seconds() + ingress_bound_seconds(t, request, out.message)) * (1 - 1e-9));
+    CHECK(r.time.seconds() >= (choice.latency.seconds() + ingress_bound_seconds(t, request, out->message)) * (1 - 1e-9));
     check_repeatable(t, request, r);
   }
   // The draw must exercise the model, not only its refusals.
@@ -223,6 +226,7 @@ TEST_CASE("every fixed algorithm's properties on random clusters, collectives, c
   for (int i = 0; i < cases; ++i) {
     Case c = random_case(rng);
     c.settings.clear();
+    c.message = Bytes{std::min<std::int64_t>(c.message.count(), 16 << 20)};  // explicit schedules: keep it quick
     for (const SpecProblem& p : check_cluster_spec(c.cluster)) FAIL(p.field << ": " << p.message);
     const Topology t = make_cluster(c.cluster);
     CollectiveRequest request;
@@ -237,15 +241,12 @@ TEST_CASE("every fixed algorithm's properties on random clusters, collectives, c
     INFO("case " << i << ": " << c.describe() << ", " << to_string(request.algorithm) << " (hierarchy "
                  << int(request.hierarchy) << ", inter " << int(request.inter) << "), " << request.channels
                  << " channels, chunk " << request.chunk.count());
-    const CollectiveOutcome out = run_collective(t, request);
-    if (!out.applicable()) {
-      CHECK_FALSE(out.not_applicable.empty());
-      continue;
-    }
+    const std::optional<CollectiveOutcome> out = run_case(t, request);
+    if (!out) continue;
     ++ran;
-    const Result& r = *out.result;
+    const Result& r = *out->result;
     CHECK(std::isfinite(r.time.seconds()));
-    CHECK(r.time.seconds() >= ingress_bound_seconds(t, request, out.message) * (1 - 1e-9));
+    CHECK(r.time.seconds() >= ingress_bound_seconds(t, request, out->message) * (1 - 1e-9));
     check_repeatable(t, request, r);
   }
   CHECK(ran >= cases / 3);
