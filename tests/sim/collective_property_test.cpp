@@ -53,22 +53,19 @@ const T& pick(std::mt19937_64& rng, const std::array<T, N>& from) {
 }
 
 Case random_case(std::mt19937_64& rng) {
-  constexpr std::array kTemplates{NodeTemplate::DgxA100, NodeTemplate::DgxH100, NodeTemplate::Pcie8,
-                                  NodeTemplate::V100x4,  NodeTemplate::AwsP5,   NodeTemplate::GcpA3Ultra,
-                                  NodeTemplate::OciBmGpu4_8, NodeTemplate::Gb200Nvl72, NodeTemplate::DgxB200};
   constexpr std::array kCollectives{Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
                                     Collective::Broadcast, Collective::Reduce};
-  constexpr std::array<int, 4> kNodes{1, 2, 3, 4};
+  constexpr std::array<int, 5> kNodes{1, 2, 3, 4, 6};
   constexpr std::array<std::string_view, 6> kVersions{"2.18.1", "2.18.5", "2.19.4", "2.23.4", "2.26.2", "2.28.9"};
   constexpr std::array<std::string_view, 7> kAlgos{"Ring", "Tree", "NVLS", "NVLSTree", "PAT", "Ring,Tree", "^NVLS"};
   constexpr std::array<std::string_view, 4> kProtos{"LL", "LL128", "Simple", "^LL"};
   const auto between = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const auto one_in = [&](int n) { return between(1, n) == 1; };
   Case c;
-  c.cluster.node = node_template(pick(rng, kTemplates));
+  c.cluster.node = node_template(NodeTemplate(between(0, kNodeTemplateCount - 1)));  // every template
   c.cluster.nodes = pick(rng, kNodes);
   c.cluster.fabric.kind = FabricKind::SingleSwitch;
-  if (c.cluster.nodes == 4 && one_in(2)) {  // a 2:1 leaf-spine
+  if (c.cluster.nodes % 2 == 0 && one_in(2)) {  // a 2:1 leaf-spine
     c.cluster.fabric.kind = FabricKind::LeafSpine;
     c.cluster.fabric.nodes_per_leaf = 2;
     c.cluster.fabric.spines = 2;
