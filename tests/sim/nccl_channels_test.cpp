@@ -21,14 +21,17 @@ using namespace ringlab::literals;
 
 namespace {
 
-Topology dgx_h100_cluster(int nodes, FabricKind fabric) {
+/// `nodes` nodes of template `base` on `fabric` (a rail-optimised one with 2 spines).
+Topology template_cluster(NodeTemplate base, int nodes, FabricKind fabric) {
   ClusterSpec spec;
   spec.nodes = nodes;
-  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.node = node_template(base);
   spec.fabric.kind = fabric;
   if (fabric == FabricKind::RailOptimized) spec.fabric.spines = 2;
   return make_cluster(spec);
 }
+
+Topology dgx_h100_cluster(int nodes, FabricKind fabric) { return template_cluster(NodeTemplate::DgxH100, nodes, fabric); }
 
 /// Two HGX A100 nodes as OCI BM.GPU4.8: 4 PCIe switches, each with 2 GPUs and 4 NICs of 100 Gb/s.
 Topology a100_16_nics_cluster() {
@@ -481,11 +484,7 @@ TEST_CASE("nccl ring under LL on one DGX A100: NCCL's LL rate is a floor on what
   // llMaxBws[Ampere][one node] 87.7 GB/s and share 1/4 for AllReduce up to 2.22, 1/2 from 2.23
   // (tuning.cc): busBw min(87.7, 60) = 60 GB/s under 2.19, 87.7 under 2.28, algBw x 8/14. The
   // slower of flows and model is the time: NCCL's latency + M / algBw.
-  ClusterSpec spec;
-  spec.nodes = 1;
-  spec.node = node_template(NodeTemplate::DgxA100);
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
+  const Topology t = template_cluster(NodeTemplate::DgxA100, 1, FabricKind::SingleSwitch);
   const auto [version, busbw] = GENERATE(table<int, double>({{21904, 60.0}, {22809, 87.7}}));
   CAPTURE(version);
   CollectiveRequest request = nccl_request(t, 4_MiB);
