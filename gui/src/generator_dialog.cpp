@@ -7,16 +7,17 @@
 #include <QFormLayout>
 #include <QSpinBox>
 
+#include "ringlab/topology/generators.hpp"
+
 namespace ringlab::gui {
 
 GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle("Generate cluster");
   auto* form = new QFormLayout(this);
   template_ = new QComboBox(this);
-  template_->addItems({"dgx_h100", "dgx_a100", "v100x4", "pcie8", "generic", "dgx_h200", "dgx_b200", "aws_p4d",
-                       "aws_p4de", "aws_p5", "aws_p5e", "azure_ndv4", "azure_ndm_v4", "azure_ndv5",
-                       "azure_nd_h200_v5", "gcp_a3", "gcp_a3_mega", "gcp_a3_ultra", "oci_bm_gpu4_8",
-                       "oci_bm_gpu_h100_8"});
+  for (int t = 0; t < kNodeTemplateCount; ++t)  // every template of the catalogue, dgx_h100 preselected
+    template_->addItem(QString::fromStdString(std::string(to_string(NodeTemplate(t)))));
+  template_->setCurrentText("dgx_h100");
   nodes_ = new QSpinBox(this);
   nodes_->setRange(1, 8192);
   nodes_->setValue(16);

@@ -71,7 +71,7 @@ Case random_case(std::mt19937_64& rng) {
     c.cluster.fabric.spines = 2;
     c.cluster.fabric.oversubscription = 2.0;
   }
-  if (c.cluster.node.base == NodeTemplate::Gb200Nvl72) c.cluster.node.nvlink_domain = 2;
+  if (c.cluster.node.nvlink_domain > 1) c.cluster.node.nvlink_domain = 2;  // GB200 trays: racks of 2
   // Sometimes fewer GPUs a node (one rank per node reaches PAT and NCCL's one-GPU tree pattern).
   if (one_in(4)) {
     c.cluster.node.gpus = one_in(2) ? 1 : 2;

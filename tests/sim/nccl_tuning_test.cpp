@@ -584,7 +584,8 @@ TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]
     const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
     return std::any_of(rows.begin(), rows.end(), [](const NcclEstimate& e) { return e.protocol == Protocol::LL128; });
   };
-  for (GpuModel g : {GpuModel::A100_40GB, GpuModel::A100Pcie, GpuModel::H100Pcie, GpuModel::H100Nvl, GpuModel::H20})
+  for (GpuModel g : {GpuModel::A100_40GB, GpuModel::A100Pcie, GpuModel::A100Pcie40GB, GpuModel::H100Pcie,
+                     GpuModel::H100Nvl, GpuModel::H20})
     CHECK(has_ll128(g));
   for (GpuModel g : {GpuModel::A10, GpuModel::L40S, GpuModel::Rtx4090, GpuModel::Rtx6000Ada, GpuModel::B200,
                      GpuModel::GB200})

@@ -83,7 +83,7 @@ TEST_CASE("catalogue: every GPU row has a source, a positive memory bandwidth an
   }
   CHECK(gpu_model_names() ==
         "generic, v100, a100, h100, h200, b200, a100_40gb, a100_pcie, a10, l40s, h100_pcie, h100_nvl, h20, gb200, "
-        "rtx4090, rtx6000_ada, rtx2080ti");
+        "rtx4090, rtx6000_ada, rtx2080ti, a100_40gb_pcie");
 }
 
 TEST_CASE("catalogue: GPU rows carry the datasheet numbers", "[catalogue]") {
@@ -121,6 +121,12 @@ TEST_CASE("catalogue: GPU rows carry the datasheet numbers", "[catalogue]") {
   CHECK(gpu_spec(GpuModel::L40S).hbm == 864_GBps);
   CHECK(gpu_spec(GpuModel::Rtx6000Ada).hbm == 960_GBps);
   CHECK(gpu_spec(GpuModel::A100Pcie).hbm == 1935_GBps);
+  // A100 40GB PCIe: 1555 GB/s HBM2 as the 40GB SXM, the 80GB PCIe card's bridge NVLink and gen4.
+  const GpuSpec& a100_40_pcie = gpu_spec(GpuModel::A100Pcie40GB);
+  CHECK(a100_40_pcie.hbm == 1555_GBps);
+  CHECK(link_defaults(a100_40_pcie.nvlink).per_lane * a100_40_pcie.nvlinks == 300_GBps);
+  CHECK(a100_40_pcie.pcie == LinkKind::Pcie4);
+  CHECK(a100_40_pcie.sm == 80);
   CHECK(gpu_spec(GpuModel::H100Pcie).hbm == 2000_GBps);
 }
 
@@ -136,7 +142,8 @@ TEST_CASE("catalogue: the names nvidia-smi prints find their GPU model", "[catal
   CHECK(find_gpu_model("NVIDIA GeForce RTX 2080 Ti") == GpuModel::Rtx2080Ti);
   // Boards outside the catalogue are not mapped to a near model, and prefixes do not match.
   CHECK(find_gpu_model("NVIDIA H200 NVL") == std::nullopt);
-  CHECK(find_gpu_model("NVIDIA A100-PCIE-40GB") == std::nullopt);
+  CHECK(find_gpu_model("NVIDIA A100-PCIE-40GB") == GpuModel::A100Pcie40GB);
+  CHECK(find_gpu_model("NVIDIA V100-PCIE-32GB") == std::nullopt);
   CHECK(find_gpu_model("NVIDIA H1") == std::nullopt);
   CHECK(find_gpu_model("H100") == std::nullopt);  // catalogue names are lower case
 }
@@ -161,6 +168,7 @@ TEST_CASE("catalogue: every node template round-trips by name, has a source and 
   CHECK(find_node_template("BM.GPU.H100.8") == NodeTemplate::OciBmGpuH100_8);
   CHECK(find_node_template("Standard_ND96isr_H100_v5") == NodeTemplate::AzureNdv5);
   CHECK(find_node_template("hgx_b200") == NodeTemplate::DgxB200);
+  CHECK(find_node_template("Standard_ND128isr_NDR_GB200_v6") == NodeTemplate::AzureNdGb200v6);
 }
 
 TEST_CASE("catalogue: templates of rented nodes give the published GPU, NVLink and NIC numbers",
@@ -258,6 +266,24 @@ TEST_CASE("GB200 NVL72: 18 trays of 4 GPUs share one NVLink switch outside the h
   const Scenario s = parse_scenario(out.str(), "nvl72.json");
   CHECK(s.cluster.device(s.cluster.device_by_name("nvlink1")).host == kNoHost);
   CHECK(s.cluster.link_count() == t.link_count());
+}
+
+TEST_CASE("Azure ND GB200 v6: one GB200 NVL72 tray, 4x 400 Gb/s InfiniBand, 18 VMs to an NVLink domain",
+          "[catalogue][nvl72]") {
+  const NodeSpec azure = node_template(NodeTemplate::AzureNdGb200v6);
+  CHECK(azure.gpus == 4);
+  CHECK(azure.gpu_model == GpuModel::GB200);
+  CHECK(azure.nvlink_domain == 18);
+  CHECK(azure.nics == 4);
+  CHECK(azure.nic == LinkKind::IbNdr);
+  CHECK(azure.cpu_vendor == CpuVendor::Other);  // 2 Grace CPUs
+  ClusterSpec spec;
+  spec.nodes = 18;
+  spec.node = azure;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  CHECK(t.neighbors(t.device_by_name("nvlink0")).size() == 72);
+  CHECK(host_egress(t).gigabytes_per_second() == Approx(4 * 400 / 8.0));
 }
 
 TEST_CASE("nvlink_domain: a partial last domain, at least 1, needs an NVSwitch", "[catalogue][nvl72][bad-input]") {

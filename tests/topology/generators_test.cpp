@@ -199,7 +199,8 @@ TEST_CASE("hgx_* names are aliases of the dgx_* templates", "[generators]") {
         "aws_p4d, p4d.24xlarge, aws_p4de, p4de.24xlarge, aws_p5, p5.48xlarge, aws_p5e, p5e.48xlarge, azure_ndv4, "
         "Standard_ND96asr_v4, azure_ndm_v4, Standard_ND96amsr_A100_v4, azure_ndv5, Standard_ND96isr_H100_v5, "
         "azure_nd_h200_v5, Standard_ND96isr_H200_v5, gcp_a3, a3-highgpu-8g, gcp_a3_mega, a3-megagpu-8g, "
-        "gcp_a3_ultra, a3-ultragpu-8g, oci_bm_gpu4_8, BM.GPU4.8, oci_bm_gpu_h100_8, BM.GPU.H100.8, gb200_nvl72");
+        "gcp_a3_ultra, a3-ultragpu-8g, oci_bm_gpu4_8, BM.GPU4.8, oci_bm_gpu_h100_8, BM.GPU.H100.8, gb200_nvl72, "
+        "azure_nd_gb200_v6, Standard_ND128isr_NDR_GB200_v6");
 }
 
 TEST_CASE("v100x4: NVLink all-to-all with 2 nvlink2 per pair (6 links per GPU), 1 EDR NIC, pcie3", "[generators]") {

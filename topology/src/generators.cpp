@@ -140,6 +140,12 @@ constexpr std::array<TemplateRow, kNodeTemplateCount> kTemplates{{
      "switch trays are one logical NVSwitch per rack (nvlink_domain 18); GPU-to-Grace NVLink-C2C is "
      "modelled as the NIC's PCIe gen5 path (inferred)",
      18},
+    {NodeTemplate::AzureNdGb200v6, "azure_nd_gb200_v6", "Standard_ND128isr_NDR_GB200_v6", GpuModel::GB200, 4,
+     GpuInterconnect::NvSwitch, true, 2, LinkKind::Pcie5, 4, 4, LinkKind::IbNdr, Transport::Rdma,
+     "Azure ND GB200 v6-series page (Standard_ND128isr_NDR_GB200_v6): one GB200 NVL72 compute tray, 2 Grace "
+     "CPUs and 4 Blackwell GPUs with 1.8 TB/s NVLink5 each, 18 VMs to a 72-GPU NVLink domain, 4x 400 Gb/s "
+     "Quantum-2 ConnectX-7 InfiniBand (the 160 Gb/s front-end NIC left out); otherwise as gb200_nvl72 (inferred)",
+     18},
 }};
 static_assert(
     [] {
@@ -668,7 +674,8 @@ NodeSpec node_template(NodeTemplate t) {
   n.cpus = row.cpus;
   for (const TemplateCpuLink& c : kTemplateCpuLinks)
     if (c.id == t) n.cpu_link = c.cpu_link;
-  if (t == NodeTemplate::Gb200Nvl72) n.cpu_vendor = CpuVendor::Other;  // 2x Grace (Arm Neoverse V2) per tray
+  if (t == NodeTemplate::Gb200Nvl72 || t == NodeTemplate::AzureNdGb200v6)
+    n.cpu_vendor = CpuVendor::Other;  // 2x Grace (Arm Neoverse V2) per tray
   n.pcie = row.pcie;
   n.pcie_lanes = link_defaults(row.pcie).default_lanes;
   n.pcie_switches = row.pcie_switches;

@@ -97,7 +97,7 @@ inline constexpr std::array<PciGpuRow, 9> kPciGpus{{
     {0x20b0, GpuModel::A100_40GB, true, "A100 SXM4 40GB"},
     {0x20b2, GpuModel::A100, true, "A100 SXM4 80GB"},
     {0x20b5, GpuModel::A100Pcie, false, "A100 PCIe 80GB"},
-    {0x20f1, GpuModel::A100Pcie, false, "A100 PCIe 40GB (catalogue has the 80GB PCIe card only)"},
+    {0x20f1, GpuModel::A100Pcie40GB, false, "A100 PCIe 40GB"},
     {0x2330, GpuModel::H100, true, "H100 SXM5 80GB"},
     {0x2331, GpuModel::H100Pcie, false, "H100 PCIe"},
     {0x2335, GpuModel::H200, true, "H200 SXM 141GB"},

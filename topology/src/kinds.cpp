@@ -128,6 +128,9 @@ constexpr std::array<GpuSpec, kGpuModelCount> kGpuTable{{
      "NVIDIA Turing architecture whitepaper (2018), Appendix A: GeForce RTX 2080 Ti 11 GB GDDR6 at 616 GB/s, "
      "PCIe Gen3 x16; its NVLink (2 links, bridge optional) is not in the catalogue row. PCIe P2P not "
      "supported by the GeForce driver (nvidia-smi topo -p2p: NS, as the rtx2080ti fidelity system shows)"},
+    {GpuModel::A100Pcie40GB, "a100_40gb_pcie", gbytes(1555), LinkKind::NvLink3, 12, LinkKind::Pcie4, true, 80,
+     "NVIDIA A100 Tensor Core GPU datasheet (2020), A100 for PCIe column: 40 GB HBM2 at 1555 GB/s, NVLink "
+     "Bridge for 2 GPUs 600 GB/s (12 links over 3 bridges), PCIe Gen4 64 GB/s"},
 }};
 
 static_assert(
@@ -141,18 +144,20 @@ static_assert(
 // Product names as nvidia-smi --query-gpu=name and cudaDeviceProp::name print them, matched exactly
 // (ignoring case). "NVIDIA H100 80GB HBM3" and "NVIDIA A100-SXM4-40GB" are read from the published
 // nccl-tests logs in tests/data/fidelity; the others are the names NVIDIA's drivers report for those
-// boards (not checked against a log here). Names of boards outside the catalogue (V100 PCIe, A100 40GB
-// PCIe, H200 NVL, ...) are deliberately absent: they would otherwise borrow another board's numbers.
+// boards (not checked against a log here; "NVIDIA A100-PCIE-40GB" is the name in the NVIDIA driver
+// README's list of supported GPUs, PCI id 20F1). Names of boards outside the catalogue (V100 PCIe, H200
+// NVL, ...) are deliberately absent: they would otherwise borrow another board's numbers.
 struct ProductName {
   std::string_view name;
   GpuModel model;
 };
-constexpr std::array<ProductName, 17> kGpuProductNames{{
+constexpr std::array<ProductName, 18> kGpuProductNames{{
     {"Tesla V100-SXM2-16GB", GpuModel::V100},
     {"Tesla V100-SXM2-32GB", GpuModel::V100},
     {"NVIDIA A100-SXM4-80GB", GpuModel::A100},
     {"NVIDIA A100-SXM4-40GB", GpuModel::A100_40GB},
     {"NVIDIA A100 80GB PCIe", GpuModel::A100Pcie},
+    {"NVIDIA A100-PCIE-40GB", GpuModel::A100Pcie40GB},
     {"NVIDIA A10", GpuModel::A10},
     {"NVIDIA L40S", GpuModel::L40S},
     {"NVIDIA H100 80GB HBM3", GpuModel::H100},

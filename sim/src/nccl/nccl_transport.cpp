@@ -273,7 +273,8 @@ struct NcclTransports::Impl {
       case NodeTemplate::GcpA3Ultra:
       case NodeTemplate::OciBmGpu4_8:
       case NodeTemplate::OciBmGpuH100_8:
-      case NodeTemplate::Gb200Nvl72: return SocketNicVendor::Other;
+      case NodeTemplate::Gb200Nvl72:
+      case NodeTemplate::AzureNdGb200v6: return SocketNicVendor::Other;
     }
     return SocketNicVendor::Other;
   }

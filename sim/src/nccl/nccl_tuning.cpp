@@ -323,7 +323,8 @@ int generation(GpuModel gpu) {
     case GpuModel::Rtx2080Ti: return kVolta;  // sm 7.5
     case GpuModel::A100:
     case GpuModel::A100_40GB:
-    case GpuModel::A100Pcie: return kAmpere;
+    case GpuModel::A100Pcie:
+    case GpuModel::A100Pcie40GB: return kAmpere;
     case GpuModel::A10:          // sm 8.6
     case GpuModel::L40S:         // sm 8.9
     case GpuModel::Rtx4090:      // sm 8.9

@@ -43,8 +43,9 @@ enum class NodeTemplate : std::uint8_t {
   GcpA3, GcpA3Mega, GcpA3Ultra,
   OciBmGpu4_8, OciBmGpuH100_8,
   Gb200Nvl72,
+  AzureNdGb200v6,
 };
-inline constexpr int kNodeTemplateCount = 21;
+inline constexpr int kNodeTemplateCount = 22;
 
 /// How a node's GPUs talk to each other without PCIe.
 enum class GpuInterconnect : std::uint8_t {

@@ -72,8 +72,9 @@ enum class GpuModel : std::uint8_t {
   Rtx4090,     ///< GeForce RTX 4090 ("rtx4090")
   Rtx6000Ada,  ///< RTX 6000 Ada Generation ("rtx6000_ada")
   Rtx2080Ti,   ///< GeForce RTX 2080 Ti ("rtx2080ti")
+  A100Pcie40GB,  ///< A100 40GB PCIe ("a100_40gb_pcie")
 };
-inline constexpr int kGpuModelCount = 17;
+inline constexpr int kGpuModelCount = 18;
 
 /// Defaults for one link kind; all values per direction of a full-duplex link.
 struct LinkDefaults {
