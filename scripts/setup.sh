@@ -10,7 +10,9 @@ packages=(build-essential cmake ninja-build pkg-config
           libboost-graph-dev nlohmann-json3-dev catch2 libcli11-dev
           libsimgrid-dev libpugixml-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin
           qt6-base-dev qt6-charts-dev qt6-svg-dev   # ringlab-gui (Widgets, Charts, Svg; Qt Test is in qt6-base-dev)
+          libqt6opengl6-dev   # Qt6Charts' CMake package needs Qt6OpenGL; qt6-base-dev only recommends it
           clang libclang-rt-14-dev   # clang and libFuzzer: the sanitizer and fuzz builds (docs/fuzzing.md)
+          graphviz python3-networkx   # tests that render the DOT export and read the GraphML one
           iproute2 util-linux jq iperf3 iputils-ping ethtool)  # the emulated cluster (docs/emulation.md)
 
 missing=()
