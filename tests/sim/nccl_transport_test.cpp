@@ -3,6 +3,7 @@
 // what staging does to a simulated ring: the bytes cross the PCIe uplink twice.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <vector>
 
 #include "ringlab/sim/nccl_env.hpp"
@@ -460,6 +461,56 @@ TEST_CASE("nccl transports: NCCL_CROSS_NIC=0 keeps every ring channel on one rai
   REQUIRE(rings.size() == 4);
   for (std::size_t c = 0; c < rings.size(); ++c)
     for (std::size_t h = 0; h < 3; ++h) CHECK(rings[c][4 * h] == int(4 * h + c));
+}
+
+TEST_CASE("nccl channel rings: where only two of four GPUs share a root port with a NIC, every ring enters and "
+          "leaves each host by those two, and no byte crosses a socket link",
+          "[nccl][transport][channels]") {
+  // ALCF Polaris's node: 4 A100 joined pairwise by NVLink, one EPYC in NPS4 (each GPU on its own
+  // NUMA node, which NCCL sees as a CPU; AMD's inter-CPU figure between them), two NICs on the NUMA
+  // nodes of GPUs 0 and 2. NCCL's search begins and ends each host's part of a ring at GPUs with the
+  // best path to a NIC (PHB here; every other GPU is SYS from both). Entering by the rank order's
+  // GPU nearest the rail, as before, let rings enter at GPU 1 or 3 (as near both NICs as it is to
+  // either) and stage every byte through two CPUs.
+  ClusterSpec spec;
+  spec.nodes = 3;
+  spec.node.gpus = 4;
+  spec.node.gpu_model = GpuModel::A100_40GB;
+  spec.node.gpu_interconnect = GpuInterconnect::AllToAll;
+  spec.node.nvlink = LinkKind::NvLink3;
+  spec.node.nvlinks = 12;
+  spec.node.cpus = 4;
+  spec.node.cpu_link = LinkKind::Xgmi;
+  spec.node.pcie = LinkKind::Pcie4;
+  spec.node.pcie_switches = 0;
+  spec.node.nics = 2;
+  spec.node.nic = LinkKind::Eth200;
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const NcclEnv env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_CROSS_NIC", "1"},
+                              {"NCCL_NET_GDR_LEVEL", "PHB"}});
+  const auto rings = nccl_channel_rings(t, t.gpus(), 4, env);
+  REQUIRE(rings.size() == 4);
+  std::map<int, int> entries, exits;  // local index -> count
+  for (const std::vector<int>& ring : rings) {
+    REQUIRE(ring.size() == 12);
+    for (std::size_t h = 0; h < 3; ++h) {
+      const int entry = t.device(t.gpus()[std::size_t(ring[4 * h])]).local_index;
+      const int exit = t.device(t.gpus()[std::size_t(ring[4 * h + 3])]).local_index;
+      CHECK((entry == 0 || entry == 2));  // NIC 0 sits with GPU 0, NIC 1 with GPU 2 (j x cpus / nics)
+      CHECK((exit == 0 || exit == 2));
+      CHECK(entry != exit);
+      ++entries[entry];
+      ++exits[exit];
+    }
+  }
+  CHECK(entries[0] == entries[2]);  // the two NICs take the channels in turn
+  CHECK(exits[0] == exits[2]);
+  const auto between_cpus = [&](DirectionId d) {
+    return t.device(t.direction_source(d)).kind == DeviceKind::Cpu &&
+           t.device(t.direction_target(d)).kind == DeviceKind::Cpu;
+  };
+  CHECK(ring_bytes_on(t, env, between_cpus) == Bytes{0});
 }
 
 TEST_CASE("nccl transports: SHM between GPUs on two sockets crosses the socket link at NCCL's inter-CPU figure",

@@ -750,19 +750,31 @@ std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology, 
 /// The rails (indices into `nics`) nearest to `gpu` inside its host, by hop count over the host's
 /// internals (GPUs do not forward), lowest first: a GPU whose PCIe switch holds several NICs is
 /// equally near to all of them. {0} when the host has fewer than two NICs.
-std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
-  if (nics.size() < 2) return {0};
+/// The rails (indices into `nics`) nearest to `gpu`, and their distance in hops (INT32_MAX when no
+/// NIC is reachable inside the host; one NIC counts as rail 0 at its distance).
+struct NearestRails {
+  std::vector<int> rails{0};
+  int distance = INT32_MAX;
+};
+
+NearestRails nearest_rails_and_distance(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
+  NearestRails best;
+  if (nics.empty()) return best;
   const std::unordered_map<DeviceId, int> distance = detail::host_distances(topology, gpu);
-  std::vector<int> best{0};
-  int best_distance = INT32_MAX;
   for (std::size_t r = 0; r < nics.size(); ++r) {
     const auto it = distance.find(nics[r]);
-    if (it == distance.end() || it->second > best_distance) continue;
-    if (it->second < best_distance) best.clear();
-    best_distance = it->second;
-    best.push_back(int(r));
+    if (it == distance.end() || it->second > best.distance) continue;
+    if (it->second < best.distance) best.rails.clear();
+    best.distance = it->second;
+    best.rails.push_back(int(r));
   }
+  if (best.rails.empty()) best.rails = {0};
   return best;
+}
+
+std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
+  if (nics.size() < 2) return {0};
+  return nearest_rails_and_distance(topology, gpu, nics).rails;
 }
 
 /// The bandwidth of a NIC's links out of its host.
@@ -1166,26 +1178,51 @@ std::optional<Topology> nccl_view(const Topology& cluster, std::span<const Devic
 
 namespace {
 
+/// Where a channel's ring leaves a host it enters at `entry` (indices into the host's members in
+/// rail order): the member before the entry in that order, unless another member (not the entry) is
+/// nearer a NIC; then the nearest such member, counting back from there. NCCL's ring search ends
+/// each host's part of a ring at a GPU whose path to a NIC is of the best type it can reach
+/// (search.cc: ncclTopoSearchRecGpu's last step to the net must pass followPath at typeInter, which
+/// ncclTopoCompute raises from the best type only when no ring is found): on a host where only some
+/// GPUs share a PCIe root with a NIC (one socket in NPS4 with two NICs; a PCIe server with NICs on
+/// half its switches), the last GPU is one of those, not whichever GPU the rank order puts last.
+/// Only where a ring may leave by another NIC than it entered (NCCL_CROSS_NIC): otherwise NCCL
+/// needs the entry's NIC again, and trees' chains keep their order.
+std::size_t ring_exit(const std::vector<NearestRails>& near, std::size_t entry) {
+  const std::size_t n = near.size();
+  const std::size_t before = (entry + n - 1) % n;
+  int best = INT32_MAX;
+  for (std::size_t k = 0; k < n; ++k)
+    if (k != entry) best = std::min(best, near[k].distance);
+  if (n < 3 || near[before].distance <= best) return before;
+  for (std::size_t back = 2; back < n; ++back) {
+    const std::size_t k = (entry + n - back) % n;
+    if (near[k].distance == best) return k;
+  }
+  return before;
+}
+
 /// nccl_channel_rings and nccl_tree_chains: `same_rail` enters every host on rail c mod rails.
 std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span<const DeviceId> ranks, int channels,
                                              bool same_rail) {
   const HostGroups groups = group_by_host(topology, ranks);
   if (groups.host.size() < 2 || channels < 1) return {};
   const auto networks = host_networks(topology);
-  // Per host: its ranks sorted by their first nearest rail (stable: rank order within a rail), and
-  // each one's nearest rails.
+  // Per host: its ranks sorted by their first nearest rail (stable: rank order within a rail), each
+  // one's nearest rails and its distance to them.
   std::vector<std::vector<int>> sorted(groups.host.size());
-  std::vector<std::vector<std::vector<int>>> near(groups.host.size());
+  std::vector<std::vector<NearestRails>> near(groups.host.size());
   int rails = 1;
   for (std::size_t h = 0; h < groups.host.size(); ++h) {
     const auto it = groups.host[h] == kNoHost ? networks.end() : networks.find(groups.host[h]);
     static const std::vector<DeviceId> kNone;
     const std::vector<DeviceId>& nics = it == networks.end() ? kNone : it->second.nics;
     if (h == 0) rails = std::max<int>(1, int(nics.size()));
-    std::vector<std::pair<std::vector<int>, int>> by_rail;  // (nearest rails, rank)
-    for (int r : groups.members[h]) by_rail.emplace_back(nearest_rails(topology, ranks[std::size_t(r)], nics), r);
+    std::vector<std::pair<NearestRails, int>> by_rail;  // (nearest rails, rank)
+    for (int r : groups.members[h])
+      by_rail.emplace_back(nearest_rails_and_distance(topology, ranks[std::size_t(r)], nics), r);
     std::stable_sort(by_rail.begin(), by_rail.end(),
-                     [](const auto& x, const auto& y) { return x.first.front() < y.first.front(); });
+                     [](const auto& x, const auto& y) { return x.first.rails.front() < y.first.rails.front(); });
     for (auto& [rl, r] : by_rail) {
       sorted[h].push_back(r);
       near[h].push_back(std::move(rl));
@@ -1201,19 +1238,28 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
       const auto n = members.size();
       // The GPUs nearest to rail `want` take its channels in turn (two GPUs on a PCIe switch with
       // four NICs enter on two rails each), so no GPU's PCIe link carries two rails.
+      // Of those, only the nearest enter (NCCL's search tries the best GPU-NIC path type first): a GPU
+      // that is as far from every NIC lists them all but enters none while a nearer one can.
       std::vector<std::size_t> candidates;
       std::size_t position = 0;
+      int entry_distance = INT32_MAX;
       for (std::size_t k = 0; k < n; ++k) {
-        const auto at = std::find(near[h][k].begin(), near[h][k].end(), want);
-        if (at == near[h][k].end()) continue;
-        position = std::size_t(at - near[h][k].begin());
+        const std::vector<int>& rails_k = near[h][k].rails;
+        const auto at = std::find(rails_k.begin(), rails_k.end(), want);
+        if (at == rails_k.end() || near[h][k].distance > entry_distance) continue;
+        if (near[h][k].distance < entry_distance) candidates.clear();
+        entry_distance = near[h][k].distance;
+        position = std::size_t(at - rails_k.begin());
         candidates.push_back(k);
       }
       const std::size_t entry = candidates.empty() ? std::size_t(want) % n : candidates[position % candidates.size()];
-      for (std::size_t k = 0; k < n; ++k) ring.push_back(members[(entry + k) % n]);
+      const std::size_t exit = same_rail ? (entry + n - 1) % n : ring_exit(near[h], entry);
+      for (std::size_t k = 0; k < n; ++k)
+        if ((entry + k) % n != exit) ring.push_back(members[(entry + k) % n]);
+      ring.push_back(members[exit]);
       if (!same_rail) {  // the next host enters where this one leaves (EcmpPolicy::Channel picks rail c)
-        const std::vector<int>& exit = near[h][(entry + n - 1) % n];
-        want = exit[std::size_t(c) % exit.size()];
+        const std::vector<int>& exit_rails = near[h][exit].rails;
+        want = exit_rails[std::size_t(c) % exit_rails.size()];
       }
     }
     rings.push_back(std::move(ring));

@@ -128,7 +128,10 @@ std::optional<Topology> nccl_view(const Topology& cluster, std::span<const Devic
 /// NIC (rail). Channel c enters the first host on rail c mod rails; each later host is entered on
 /// the rail the previous host leaves by, so a ring stays on one rail between hosts (a rail-optimised
 /// fabric keeps it on one leaf) but for the hop that closes it, and the channels together use every
-/// NIC in both directions; a host's last GPU sends on its own NIC. With NCCL_CROSS_NIC=0
+/// NIC in both directions; a host's last GPU sends on its own NIC. A host is entered at a GPU
+/// nearest the rail of those at the least distance from it, and left at the rank order's last GPU
+/// unless another GPU is nearer a NIC, which then goes last (NCCL's search begins and ends a host's
+/// part of a ring at GPUs within the best path type to a NIC it can find). With NCCL_CROSS_NIC=0
 /// (env.cross_nic) every host is entered on rail c mod rails, as NCCL's crossNic 0 graph enters and
 /// leaves a node by one NIC; the last GPU then sends through that NIC (PXN, nccl_transport.hpp).
 /// Returns rank-index permutations, one per channel. A single host: NCCL's own ring search where its
