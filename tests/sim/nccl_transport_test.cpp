@@ -26,7 +26,7 @@ NcclEnv env_of(std::initializer_list<std::pair<const char*, const char*>> settin
 
 /// PCIe servers: `gpus` GPUs and `nics` NICs spread over `switches` PCIe switches (0: straight on
 /// the CPUs), `cpus` sockets joined by `cpu_link`, and one Ethernet switch.
-Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, GpuModel model = GpuModel::L40S,
+ClusterSpec pcie_spec(int nodes, int gpus, int switches, int cpus, int nics, GpuModel model = GpuModel::L40S,
                       Transport transport = Transport::Rdma, LinkKind cpu_link = LinkKind::Smp) {
   ClusterSpec spec;
   spec.nodes = nodes;
@@ -40,7 +40,12 @@ Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, Gpu
   spec.node.nic = LinkKind::Eth100;
   spec.node.transport = transport;
   spec.fabric.kind = nodes > 1 ? FabricKind::SingleSwitch : FabricKind::None;
-  return make_cluster(spec);
+  return spec;
+}
+
+Topology pcie_cluster(int nodes, int gpus, int switches, int cpus, int nics, GpuModel model = GpuModel::L40S,
+                      Transport transport = Transport::Rdma, LinkKind cpu_link = LinkKind::Smp) {
+  return make_cluster(pcie_spec(nodes, gpus, switches, cpus, nics, model, transport, cpu_link));
 }
 
 DeviceId device(const Topology& t, const char* name) { return t.find_device(name).value(); }
@@ -472,20 +477,10 @@ TEST_CASE("nccl channel rings: where only two of four GPUs share a root port wit
   // best path to a NIC (PHB here; every other GPU is SYS from both). Entering by the rank order's
   // GPU nearest the rail, as before, let rings enter at GPU 1 or 3 (as near both NICs as it is to
   // either) and stage every byte through two CPUs.
-  ClusterSpec spec;
-  spec.nodes = 3;
-  spec.node.gpus = 4;
-  spec.node.gpu_model = GpuModel::A100_40GB;
+  ClusterSpec spec = pcie_spec(3, 4, 0, 4, 2, GpuModel::A100_40GB, Transport::Rdma, LinkKind::Xgmi);
   spec.node.gpu_interconnect = GpuInterconnect::AllToAll;
   spec.node.nvlink = LinkKind::NvLink3;
-  spec.node.nvlinks = 12;
-  spec.node.cpus = 4;
-  spec.node.cpu_link = LinkKind::Xgmi;
-  spec.node.pcie = LinkKind::Pcie4;
-  spec.node.pcie_switches = 0;
-  spec.node.nics = 2;
-  spec.node.nic = LinkKind::Eth200;
-  spec.fabric.kind = FabricKind::SingleSwitch;
+  spec.node.nvlinks = 12;  // NV4 between every pair
   const Topology t = make_cluster(spec);
   const NcclEnv env = env_of({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}, {"NCCL_CROSS_NIC", "1"},
                               {"NCCL_NET_GDR_LEVEL", "PHB"}});
