@@ -749,9 +749,8 @@ std::unordered_map<HostId, HostNetwork> host_networks(const Topology& topology, 
 
 /// The rails (indices into `nics`) nearest to `gpu` inside its host, by hop count over the host's
 /// internals (GPUs do not forward), lowest first: a GPU whose PCIe switch holds several NICs is
-/// equally near to all of them. {0} when the host has fewer than two NICs.
-/// The rails (indices into `nics`) nearest to `gpu`, and their distance in hops (INT32_MAX when no
-/// NIC is reachable inside the host; one NIC counts as rail 0 at its distance).
+/// equally near to all of them; and that distance (INT32_MAX when no NIC is reachable inside the
+/// host, rails then {0}; one NIC is rail 0 at its distance).
 struct NearestRails {
   std::vector<int> rails{0};
   int distance = INT32_MAX;
@@ -772,6 +771,7 @@ NearestRails nearest_rails_and_distance(const Topology& topology, DeviceId gpu, 
   return best;
 }
 
+/// nearest_rails_and_distance's rails; {0} when the host has fewer than two NICs.
 std::vector<int> nearest_rails(const Topology& topology, DeviceId gpu, const std::vector<DeviceId>& nics) {
   if (nics.size() < 2) return {0};
   return nearest_rails_and_distance(topology, gpu, nics).rails;
