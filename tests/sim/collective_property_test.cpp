@@ -78,6 +78,14 @@ Case random_case(std::mt19937_64& rng) {
     c.cluster.node.pcie_switches = std::min(c.cluster.node.pcie_switches, c.cluster.node.gpus);
     c.cluster.node.nics = std::min(c.cluster.node.nics, c.cluster.node.gpus);
     c.cluster.node.cpus = 1;
+  } else if (one_in(6)) {
+    // NICs on some GPUs' roots only (one EPYC in NPS4 with two NICs, as ALCF Polaris): where rings
+    // enter and leave a host then depends on the GPUs' distances to the NICs.
+    c.cluster.node.pcie_switches = 0;
+    c.cluster.node.cpus = 4;
+    c.cluster.node.cpu_link = LinkKind::Xgmi;
+    c.cluster.node.cpu_vendor = CpuVendor::Amd;
+    c.cluster.node.nics = 2;
   }
   c.collective = pick(rng, kCollectives);
   // Log-uniform from 4 B to 64 MiB, in whole floats, sometimes a few floats past a power of two.
