@@ -674,8 +674,7 @@ NodeSpec node_template(NodeTemplate t) {
   n.cpus = row.cpus;
   for (const TemplateCpuLink& c : kTemplateCpuLinks)
     if (c.id == t) n.cpu_link = c.cpu_link;
-  if (t == NodeTemplate::Gb200Nvl72 || t == NodeTemplate::AzureNdGb200v6)
-    n.cpu_vendor = CpuVendor::Other;  // 2x Grace (Arm Neoverse V2) per tray
+  if (row.gpu == GpuModel::GB200) n.cpu_vendor = CpuVendor::Other;  // a GB200 superchip's CPU: Grace (Arm)
   n.pcie = row.pcie;
   n.pcie_lanes = link_defaults(row.pcie).default_lanes;
   n.pcie_switches = row.pcie_switches;
