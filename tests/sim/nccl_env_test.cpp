@@ -106,9 +106,11 @@ TEST_CASE("nccl env: per-collective NCCL_ALGO and NCCL_PROTO entries (NCCL 2.24'
 }
 
 TEST_CASE("nccl env: NCCL_PROTO=^LL forces LL128 on, where NCCL's default would leave it off", "[nccl][env]") {
-  // Mixed compute capabilities: LL128 is off by default (tuning.cc minCompCap == maxCompCap); parseList
-  // sets the protocols a '^' list does not name to 1, which skips that check (as naming LL128 does).
+  // Mixed compute capabilities: LL128 is off by default up to 2.29 (tuning.cc minCompCap == maxCompCap);
+  // parseList sets the protocols a '^' list does not name to 1, which skips that check (as naming
+  // LL128 does).
   NcclModel m = h100_node();
+  m.env.version = 22907;
   m.mixed_compute = true;
   const auto has_ll128 = [&] {
     const auto rows = nccl_estimates(m, Collective::AllReduce, 1_MiB);
@@ -116,9 +118,19 @@ TEST_CASE("nccl env: NCCL_PROTO=^LL forces LL128 on, where NCCL's default would 
   };
   CHECK_FALSE(has_ll128());
   m.env = env_of({{"NCCL_PROTO", "^LL"}});
+  m.env.version = 22907;
   CHECK(has_ll128());
   m.env = env_of({{"NCCL_PROTO", "LL128,Simple"}});
+  m.env.version = 22907;
   CHECK(has_ll128());
+  // From 2.30.3 (the newest) LL128 stays on by default where the oldest GPU is sm 9.0 or newer
+  // ("minCompCap == maxCompCap || minCompCap >= 90"), not with an Ampere among them.
+  m.env = NcclEnv{};
+  CHECK(has_ll128());
+  m.env.version = 23003;
+  CHECK(has_ll128());
+  m.gpu = GpuModel::A100;
+  CHECK_FALSE(has_ll128());
 }
 
 TEST_CASE("nccl env: a collective NCCL_ALGO leaves without an algorithm keeps or regains the ring by release",
@@ -241,6 +253,9 @@ TEST_CASE("nccl env: version is NCCL's release, as NCCL_VERSION_CODE", "[nccl][e
   CHECK(set_nccl_env(e, "version", "2.18.1").empty());  // its own
   CHECK_THAT(set_nccl_env(e, "version", "2.17.1"), Catch::Contains("using 2.18.1's"));
   CHECK(e.version == 21701);
+  CHECK(set_nccl_env(e, "version", "2.30.7").empty());
+  CHECK_THAT(set_nccl_env(e, "version", "2.31.2"), Catch::Contains("up to 2.30.7; using those"));
+  CHECK(e.version == 23102);
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "3.0"), Catch::Contains("an NCCL release such as 2.20.3"));
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.x"), Catch::Contains("an NCCL release"));
   CHECK_THROWS_WITH(set_nccl_env(e, "version", "2.20.3.1"), Catch::Contains("an NCCL release"));

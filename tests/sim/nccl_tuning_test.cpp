@@ -245,7 +245,7 @@ TEST_CASE("nccl: Blackwell takes 2.28's own NVLS constants (nvlsEfficiency 0.74,
   // One B200 node: 18 NVLink5 links at NCCL's 40.1 GB/s = 721.8; (8 + 1) x speed <= 721.8 picks 80
   // from sm100SpeedArrayIntra (the SM90 array would give 60). busBw = 8 x 80 x 0.74 x 7/8 x 2 (AllReduce
   // pipelining) = 828.8 GB/s; algBw = busBw x 8 / 14.
-  NcclModel m = test::h100_node_model(22800);
+  NcclModel m = test::h100_node_model(22809);
   m.gpu = GpuModel::B200;
   m.nvlink_kind = LinkKind::NvLink5;
   m.nvls = true;
@@ -544,7 +544,7 @@ TEST_CASE("nccl: 2.18.1's rows: Tree Simple hops 28 us, NVLS x .75, one LL128 ca
         Approx(2 * (7 * 28.0 + 2 * 28.0)));
 }
 
-TEST_CASE("nccl: Blackwell's own per-channel rows, 2.25's (twice Hopper's) and 2.28's", "[nccl]") {
+TEST_CASE("nccl: Blackwell's own per-channel rows by release, 2.25's (twice Hopper's) to 2.30's", "[nccl]") {
   // Two B200 nodes (18 NVLink5 links at NCCL's 40.1 GB/s = 721.8), 50 GB/s x 8 NICs out of each,
   // 4 channels: 180.45 GB/s intra and 100 inter per channel.
   NcclModel m = test::h100_node_model(22602);
@@ -562,10 +562,14 @@ TEST_CASE("nccl: Blackwell's own per-channel rows, 2.25's (twice Hopper's) and 2
   // [Blackwell][N2]: 2 x 41.4 in 2.26, 42.8 in 2.28; algBw x 0.5.
   CHECK(bw(22602, NcclAlgorithm::Tree, Protocol::Simple) == Approx(4 * 2 * 41.4 * 0.5));
   CHECK(bw(22800, NcclAlgorithm::Tree, Protocol::Simple) == Approx(4 * 42.8 * 0.5));
-  // Ring/LL128: 4 x 100 x 0.92 = 368 over 4 x perChMaxRingLL128Bws[Blackwell][N2] (2 x 36.7, then
-  // 34.6); algBw x 16 / 30.
+  // Ring/LL128: 4 x 100 x 0.92 = 368 over 4 x perChMaxRingLL128Bws[Blackwell][N2]: 2 x 36.7 to 2.28.3,
+  // 34.6 in 2.28.7 to 2.29.3, 40 from 2.29.7 (the newest); algBw x 16 / 30.
   CHECK(bw(22602, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 2 * 36.7 * 16 / 30.0));
-  CHECK(bw(22800, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 34.6 * 16 / 30.0));
+  CHECK(bw(22803, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 2 * 36.7 * 16 / 30.0));
+  CHECK(bw(22807, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 34.6 * 16 / 30.0));
+  CHECK(bw(22903, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 34.6 * 16 / 30.0));
+  CHECK(bw(22907, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 40.0 * 16 / 30.0));
+  CHECK(bw(0, NcclAlgorithm::Ring, Protocol::LL128) == Approx(4 * 40.0 * 16 / 30.0));
   // One node: ring/LL at min(llMaxBws[Blackwell][N1] 2 x 141, 721.8 x 0.5), algBw x 8 / 14.
   m.ranks = 8;
   m.nodes = 1;
@@ -574,6 +578,80 @@ TEST_CASE("nccl: Blackwell's own per-channel rows, 2.25's (twice Hopper's) and 2
   m.gpu = GpuModel::H100;
   m.nvlink_kind = LinkKind::NvLink4;
   CHECK(bw(22800, NcclAlgorithm::Ring, Protocol::LL) == Approx(141.0 * 8 / 14));
+}
+
+TEST_CASE("nccl: Blackwell's NVLS and NVLS-Tree by release: search speeds, the N4 cap, 2.29's correction",
+          "[nccl]") {
+  // Four B200 nodes (18 NVLink5 links at NCCL's 40.1 GB/s = 721.8), one 800 Gb/s NIC per GPU (100 GB/s
+  // network path): 8 heads. NVLS-Tree graph (search.cc sm100SpeedArrayInter): bwIntra is the fastest
+  // speed with 9 x speed <= 721.8 and speed <= 100, bwInter rises towards 2 x bwIntra within 100:
+  // 2.28.x {96, 48, ..} -> (48, 96); 2.29.7 {96, 80, 48, ..} -> (80, 96); 2.30.3 {96, 86, 80, ..} -> (80, 96).
+  NcclModel m = test::h100_node_model();
+  m.gpu = GpuModel::B200;
+  m.nvlink_kind = LinkKind::NvLink5;
+  m.ranks = 32;
+  m.nodes = 4;
+  m.nics = 8;
+  m.inter = Bandwidth::from_bytes_per_second(800e9);
+  m.nvls_tree = true;
+  m.nvls_head_gbytes = 100.0;
+  const auto tree_bw = [&](int version, Bytes size) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, size), NcclAlgorithm::NvlsTree, Protocol::Simple)
+        .bandwidth.gigabytes_per_second();
+  };
+  // busBw per head min(bwIntra x 0.74 x 7/8 x 2, bwInter, perChMaxNVLSTreeBws[Blackwell][N4]) with the
+  // cap 43.1 (2.28.3), 43.8 (2.28.9), 80 (2.30.3); algBw x 32 / 62. 1 GiB is past the correction's sizes.
+  const double ratio = 32.0 / 62;
+  CHECK(tree_bw(22803, 1_GiB) == Approx(8 * 43.1 * ratio));
+  CHECK(tree_bw(22809, 1_GiB) == Approx(8 * 43.8 * ratio));
+  CHECK(tree_bw(22907, 1_GiB) == Approx(8 * 43.8 * ratio));
+  CHECK(tree_bw(23003, 1_GiB) == Approx(8 * 80.0 * ratio));
+  CHECK(tree_bw(0, 1_GiB) == Approx(8 * 80.0 * ratio));
+  // Two nodes (cap 96, bwInter x 2): the speed arrays show. 2.28.9: 48 x 0.74 x 7/8 x 2 = 62.16;
+  // 2.29.7: min(80 x 0.74 x 7/8 x 2 = 103.6, 96) = 96. algBw x 16 / 30.
+  m.ranks = 16;
+  m.nodes = 2;
+  CHECK(tree_bw(22809, 1_GiB) == Approx(8 * 48 * 0.74 * 7.0 / 8 * 2 * 16 / 30));
+  CHECK(tree_bw(22907, 1_GiB) == Approx(8 * 96.0 * 16 / 30));
+  // From 2.29.2, on Blackwell with x86 CPUs, NVLS-Tree takes treeCorrectionFactor[Simple]: 1 MiB is
+  // log2(1 MiB / 64) = 14 (x .5), 512 MiB the new 24th entry (x .9); not with Grace (Arm) CPUs, not
+  // before 2.29.2.
+  const double full = tree_bw(22907, 1_GiB);
+  CHECK(tree_bw(22907, 1_MiB) == Approx(full * 0.5));
+  CHECK(tree_bw(22907, 512_MiB) == Approx(full * 0.9));
+  CHECK(tree_bw(22809, 1_MiB) == Approx(tree_bw(22809, 1_GiB)));
+  m.x86 = false;
+  CHECK(tree_bw(22907, 1_MiB) == Approx(full));
+  // One node of 8 with 11 NVLink5 links (441.1 GB/s): NVLS (sm100SpeedArrayIntra) takes the fastest
+  // speed with 9 x speed <= 441.1: 40 up to 2.29.1, 45 from 2.29.2. busBw 8 x speed x 0.74 x 7/8 x 2,
+  // algBw x 8 / 14.
+  NcclModel one = test::h100_node_model();
+  one.gpu = GpuModel::B200;
+  one.nvlink_kind = LinkKind::NvLink5;
+  one.nvlinks = 11;
+  one.nvls = true;
+  const auto nvls_bw = [&](int version) {
+    one.env.version = version;
+    return row(nccl_estimates(one, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple)
+        .bandwidth.gigabytes_per_second();
+  };
+  CHECK(nvls_bw(22809) == Approx(8 * 40 * 0.74 * 7.0 / 8 * 2 * 8 / 14));
+  CHECK(nvls_bw(22902) == Approx(8 * 45 * 0.74 * 7.0 / 8 * 2 * 8 / 14));
+}
+
+TEST_CASE("nccl: under 64 B the tree's correction applies up to 2.21 only (log2i is log2Down from 2.22)",
+          "[nccl]") {
+  // ncclTopoGetAlgoTime takes treeCorrectionFactor[p][log2i(nBytes >> 6)] when that is >= 0: 2.21's
+  // log2i(0) is 0 (Simple x .9), 2.22's log2Down(0) is -1 (none). Same tuning tables otherwise.
+  NcclModel m = test::h100_node_model();
+  const auto tree_bw = [&](int version, Bytes size) {
+    m.env.version = version;
+    return row(nccl_estimates(m, Collective::AllReduce, size), NcclAlgorithm::Tree, Protocol::Simple)
+        .bandwidth.gigabytes_per_second();
+  };
+  CHECK(tree_bw(22105, 32_B) == Approx(tree_bw(22203, 32_B) * 0.9));
+  CHECK(tree_bw(22105, 64_B) == Approx(tree_bw(22203, 64_B)));
 }
 
 TEST_CASE("nccl: catalogue GPUs take NCCL's rows by compute capability", "[nccl]") {
@@ -803,7 +881,7 @@ TEST_CASE("nccl: the report's one-line summary of what NCCL's model sees", "[ncc
   // One H100 node: 18 NVLink4 links at NCCL's 20.6 GB/s (topo.h SM90_NVLINK_BW) = 370.8 GB/s.
   CHECK(nccl_model_summary(test::h100_node_model()) ==
         "1 node x 8 h100 (sm 90), NVLink 370.8 GB/s per GPU through NVSwitch, intel CPUs, 16 channels, "
-        "tuning tables of 2.28");
+        "tuning tables of 2.30");
   // Two hand-built HGX hosts (an NVSwitch that does not reduce) of 8 NDR NICs each, on AMD CPUs,
   // under 2.23.4's tables.
   std::vector<DeviceId> gpus;
@@ -827,7 +905,7 @@ TEST_CASE("nccl: the report's one-line summary of what NCCL's model sees", "[ncc
   odd.cpu_vendor.reset();
   CHECK(nccl_model_summary(odd) ==
         "3 ranks on 2 nodes, generic (sm 80), PCIe 24.0 GB/s per GPU, 1 NIC 12.5 GB/s out of each node, mixed CPU "
-        "vendors, 2 channels, tuning tables of 2.28");
+        "vendors, 2 channels, tuning tables of 2.30");
 }
 
 namespace {

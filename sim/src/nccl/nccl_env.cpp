@@ -128,6 +128,9 @@ void set_protocols(NcclEnv& env, std::string_view name, std::string_view value) 
   if (any_none) bad(name, value, "at least one protocol enabled for every collective");
 }
 
+/// The newest release whose tuning.cc and search.cc tables ringlab's were checked against (tag v2.30.7-1).
+constexpr int kNewestCheckedVersion = 23007;
+
 /// "2.20.3" or "2.20" -> 22003 / 22000 (NCCL_VERSION_CODE: major x 10000 + minor x 100 + patch).
 std::string set_version(NcclEnv& env, std::string_view name, std::string_view value) {
   std::vector<int> parts;
@@ -142,6 +145,8 @@ std::string set_version(NcclEnv& env, std::string_view name, std::string_view va
   env.version = parts[0] * 10000 + parts[1] * 100 + (parts.size() == 3 ? parts[2] : 0);
   if (env.version < 21801)
     return "version " + std::string(value) + ": ringlab has NCCL's tuning tables from 2.18.1 on; using 2.18.1's";
+  if (env.version > kNewestCheckedVersion)
+    return "version " + std::string(value) + ": ringlab has NCCL's tuning tables up to 2.30.7; using those";
   return "";
 }
 

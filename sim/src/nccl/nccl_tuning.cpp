@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <map>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -49,9 +50,11 @@ using AlgoTable = std::array<ProtoRow, kNcclAlgorithmCount>;  // Tree, Ring, Col
 
 enum Hw { kHwNvLink = 0, kHwPci = 1, kHwNet = 2 };
 
-// NCCL's tuning tables by release: they changed in 2.18.3, 2.19, 2.21, 2.23 and 2.28 (read from each
-// release's src/graph/tuning.cc, tags v2.18.1-1, v2.18.3-1, v2.19.4-1, v2.21.5-1, v2.23.4-1, v2.28.9-1;
-// unchanged in between: v2.18.5, v2.18.6, v2.20.5, v2.22.3, v2.24.3-v2.27.7 and v2.29.7 checked).
+// NCCL's tuning tables by release: they changed in 2.18.3, 2.19, 2.21, 2.23, 2.28.3, 2.28.9, 2.29.2 and
+// 2.30.3 (read from each release's src/graph/tuning.cc, tags v2.18.1-1, v2.18.3-1, v2.19.4-1, v2.21.5-1,
+// v2.23.4-1, v2.28.3-1, v2.28.9-1, v2.29.2-1, v2.30.3-1; unchanged in between: v2.18.5, v2.18.6, v2.20.5,
+// v2.22.3, v2.24.3-v2.27.7, v2.28.7, v2.29.3, v2.29.7, v2.30.4 and v2.30.7 checked, but for Blackwell's
+// rows, kept apart in kBlackwellReleases).
 // Releases before 2.18.1 (2.12-2.17: no NVLS-Tree, other latencies and caps) take 2.18.1's, with a
 // warning (nccl_env.cpp). Latencies in microseconds.
 struct TuningEra {
@@ -85,18 +88,45 @@ struct TuningEra {
   // From 2.23 AllGather and ReduceScatter rows of algorithms other than the ring keep their busBw
   // as algBw ("Convert bus BW to algorithm BW" skips them); before, NVLS took x 5/6 there too.
   bool gather_scatter_bus_unconverted;
+  // From 2.29.2 ncclTopoGetAlgoTime applies treeCorrectionFactor (to 512 MiB) to NVLS-Tree AllReduce
+  // too, on Blackwell (minCompCap >= 100) with x86 CPUs.
+  bool nvls_tree_correction_blackwell_x86 = false;
+  // From 2.30.3 LL128 is on by default for ranks of different compute capability when the oldest is
+  // 9.0 or newer ("Enable LL128 for interoperability between GPUs with different compcap").
+  bool ll128_mixed_from_hopper = false;
 };
 // PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
 // used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
 // graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
 // NVLSTree columns: baseLat 0; hwLat Simple NVLINK 23 (2.19) / 25 (from 2.21), PCI 0, NET 14 (to
-// 2.27) / 20.9 (2.28).
+// 2.28.7) / 20.9 (from 2.28.9). 2.28.3 and 2.28.7 share their tables but for Blackwell's rows.
 // 2.18.3 (2.18.5, 2.18.6 the same): baseLat also 6.8/14.0 for CollNet (unused: Simple only) and 23
 // for NVLS/NVLSTree Simple, whose NVLINK hwLat is 0; Tree Simple hwLat 4/6/14 (NVLINK/PCI/NET);
 // CollNet 8.0/4.75, 8.0/8.0, 10.7/14; NVLSTree NET 19.
 // 2.18.1: as 2.18.3 but Tree Simple hwLat 28 on every hop, NVLS algBw x .75, and the LL128 and tree
 // caps above (ll128_one_cap, hopper_tree_max_n4).
-constexpr std::array<TuningEra, 6> kEras{{
+constexpr TuningEra kEra228{.from_version = 22800,
+     .name = "2.28",
+     .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
+     .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
+     .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
+     .nvls_efficiency = true, .pat_efficiency = 0.75, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true};
+/// Release `from` (`name`) as `base` changed: NVLSTree's NET hop latency and the two later flags.
+constexpr TuningEra later_era(TuningEra base, int from, std::string_view name, double nvls_tree_net_us,
+                              bool nvls_tree_correction, bool ll128_mixed) {
+  base.from_version = from;
+  base.name = name;
+  base.hw_latency[std::size_t(kHwNet)][std::size_t(NcclAlgorithm::NvlsTree)][std::size_t(kSimple)] = nvls_tree_net_us;
+  base.nvls_tree_correction_blackwell_x86 = nvls_tree_correction;
+  base.ll128_mixed_from_hopper = ll128_mixed;
+  return base;
+}
+constexpr std::array<TuningEra, 9> kEras{{
     {.from_version = 21801,
      .name = "2.18.1",
      .base_latency = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {6.8, 14.0, 0.0}, {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0}}},
@@ -152,17 +182,10 @@ constexpr std::array<TuningEra, 6> kEras{{
      .nvls_efficiency = false, .pat_efficiency = 0.85, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
      .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
      .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true},
-    {.from_version = 22800,
-     .name = "2.28",
-     .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 20.9}}}}},
-     .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
-     .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
-     .nvls_efficiency = true, .pat_efficiency = 0.75, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
-     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true},
+    kEra228,
+    later_era(kEra228, 22809, "2.28.9", 20.9, false, false),
+    later_era(kEra228, 22902, "2.29", 20.9, true, false),
+    later_era(kEra228, 23003, "2.30", 20.9, true, true),
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
@@ -186,28 +209,18 @@ constexpr GenTable kLLMaxBw{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5
 constexpr GenTable kRingLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}}};
 constexpr GenTable kTreeLL128MaxBwPerChannel{{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}}};
 constexpr GenTable kTreeMaxBwPerChannel{{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}}};
-// Blackwell's rows of the same tables (BLACKWELL_COMPCAP_IDX, compute capability >= 10.0), GB/s:
-// NCCL first ran on Blackwell in 2.25.1, whose tuning.cc sets them to twice Hopper's (2.26.2 and
-// 2.27.3 the same); 2.28.9 has its own for ring LL128 at N2 and for the tree. Releases before 2.25
-// take 2.25's. Hopper's llMaxBws N2/N4 entries changed too but are never read (several nodes pick
-// the row by CPU vendor).
-struct BlackwellRows {
-  double ll_max_one_node;            // llMaxBws[Blackwell][N1]
-  std::array<double, 3> ring_ll128;  // perChMaxRingLL128Bws[Blackwell], N1/N2/N4
-  std::array<double, 3> tree_ll128;  // perChMaxTreeLL128Bws[Blackwell]
-  std::array<double, 3> tree;        // perChMaxTreeBws[Blackwell]
-};
-constexpr BlackwellRows kBlackwellRows225{
-    2 * 141.0, {2 * 36.7, 2 * 36.7, 2 * 36.7}, {2 * 36.7, 2 * 36.7, 2 * 29.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}};
-constexpr BlackwellRows kBlackwellRows228{2 * 141.0, {2 * 36.7, 34.6, 2 * 36.7}, {55.6, 31.67, 20.0}, {70.0, 42.8, 24.0}};
-constexpr int kBlackwellRows228Version = 22800;
 
-// treeCorrectionFactor [protocol][log2(bytes/64)], sizes 64 B .. 256 MiB. NCCL src/graph/tuning.cc (v2.19).
+// treeCorrectionFactor [protocol][log2(bytes/64)]. NCCL src/graph/tuning.cc: 23 sizes, 64 B .. 256 MiB
+// (v2.19), applied to the tree's AllReduce; from v2.29.2 a 24th (512 MiB) that only NVLS-Tree reads,
+// whose AllReduce takes the same factors on Blackwell with x86 CPUs
+// (TuningEra::nvls_tree_correction_blackwell_x86).
 constexpr int kTreeCorrectionSizes = 23;
-constexpr std::array<std::array<double, kTreeCorrectionSizes>, kNcclProtocols> kTreeCorrection{{
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+constexpr int kLog2DownVersion = 22200;  // src/include/utils.h log2i: log2Down from v2.22.3 (v2.21.5: a loop, 0 -> 0)
+constexpr int kNvlsTreeCorrectionSizes = 24;
+constexpr std::array<std::array<double, kNvlsTreeCorrectionSizes>, kNcclProtocols> kTreeCorrection{{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
 
 // PAT's latency (tuning.cc, v2.23.4 and v2.28.9): 8 us + log2(nNodes) x interLat / 3.5 + nRanks x 2.8 us.
@@ -265,8 +278,6 @@ constexpr std::array<LinkKind, 3> kGenerationNvlink{LinkKind::NvLink2, LinkKind:
 constexpr std::array<double, 3> kNvlsEfficiency{0.0, 0.0, 0.85};           // nvlsEfficiency (Volta, Ampere, Hopper)
 constexpr double kNvlsEfficiencyBlackwell = 0.74;  // nvlsEfficiency[NCCL_BLACKWELL_COMPCAP_IDX] (v2.28.9 tuning.cc)
 constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
-// sm100SpeedArrayIntra (v2.28.9 search.cc): the search's speeds from compute capability 10.0.
-constexpr std::array<double, 11> kSm100SpeedIntra{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 constexpr double kNvlsAllReducePipelining = 2.0;
 
 // NVLS-Tree (multi-node NVLS, src/graph/search.cc ncclTopoCompute with NCCL_TOPO_PATTERN_NVLS and
@@ -280,12 +291,78 @@ constexpr double kNvlsAllReducePipelining = 2.0;
 // perChMaxNVLSTreeBws), algBw = busBw x ranks / (2 (ranks - 1)).
 constexpr std::array<double, 17> kSm90SpeedInter{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                                  15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-// sm100SpeedArrayInter (v2.28.9 search.cc).
-constexpr std::array<double, 18> kSm100SpeedInter{96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
-                                                  17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 // perChMaxNVLSTreeBws (v2.28.9; Volta and Ampere rows have no NVLS), GB/s, columns N1, N2, N4+.
 constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelHopper{0.0, 57.7, 45.5};
-constexpr std::array<double, 3> kNvlsTreeMaxBwPerChannelBlackwell{0.0, 96.0, 43.8};
+
+// Blackwell (NCCL_BLACKWELL_COMPCAP_IDX, compute capability >= 10.0) by release: its rows of the
+// per-channel tables above and of perChMaxNVLSTreeBws (src/graph/tuning.cc), and the search's speed
+// arrays (src/graph/search.cc sm100SpeedArrayIntra/Inter), all GB/s. NCCL first ran on Blackwell in
+// 2.25.1, whose rows are twice Hopper's; releases before take 2.25.1's. Read from tags v2.25.1-1,
+// v2.27.3-1, v2.27.5-1, v2.27.6-1, v2.28.3-1, v2.28.7-1, v2.28.9-1, v2.29.2-1, v2.29.7-1 and v2.30.3-1;
+// unchanged in v2.26.2-v2.26.6, v2.27.7, v2.29.3, v2.30.4 and v2.30.7. Hopper's llMaxBws N2/N4 entries
+// changed too but are never read (several nodes pick the row by CPU vendor).
+struct BlackwellRelease {
+  int from_version;                    // NCCL_VERSION_CODE of the first release with the row
+  double ll_max_one_node;              // llMaxBws[Blackwell][N1]
+  std::array<double, 3> ring_ll128;    // perChMaxRingLL128Bws[Blackwell], N1/N2/N4
+  std::array<double, 3> tree_ll128;    // perChMaxTreeLL128Bws[Blackwell]
+  std::array<double, 3> tree;          // perChMaxTreeBws[Blackwell]
+  std::array<double, 3> nvls_tree;     // perChMaxNVLSTreeBws[Blackwell] (from 2.28; none before)
+  std::span<const double> speeds_intra;  // sm100SpeedArrayIntra
+  std::span<const double> speeds_inter;  // sm100SpeedArrayInter (2.25 and 2.26: Hopper's)
+};
+constexpr std::array<double, 10> kSm100SpeedIntra2251{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0};
+constexpr std::array<double, 11> kSm100SpeedIntra2273{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr std::array<double, 12> kSm100SpeedIntra2292{90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                                      40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr std::array<double, 17> kSm100SpeedInter2273{47.9, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                                      15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 17> kSm100SpeedInter2275{48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                                      15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 18> kSm100SpeedInter2276{96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                                      17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 19> kSm100SpeedInter2297{96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                                      17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 20> kSm100SpeedInter2303{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
+                                                      30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                                      6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 3> kRowsTwiceHopperRingLL128{2 * 36.7, 2 * 36.7, 2 * 36.7};
+constexpr std::array<double, 3> kRowsTwiceHopperTreeLL128{2 * 36.7, 2 * 36.7, 2 * 29.0};
+constexpr std::array<double, 3> kRowsTwiceHopperTree{2 * 38.7, 2 * 41.4, 2 * 36.0};
+constexpr std::array<double, 3> kRowsTreeLL128From228{55.6, 31.67, 20.0};
+constexpr std::array<double, 3> kRowsTreeFrom228{70.0, 42.8, 24.0};
+constexpr double kBlackwellLLMaxOneNode = 2 * 141.0;
+constexpr std::array<BlackwellRelease, 10> kBlackwellReleases{{
+    {22501, kBlackwellLLMaxOneNode, kRowsTwiceHopperRingLL128, kRowsTwiceHopperTreeLL128, kRowsTwiceHopperTree,
+     {0.0, 0.0, 0.0}, kSm100SpeedIntra2251, kSm90SpeedInter},
+    {22703, kBlackwellLLMaxOneNode, kRowsTwiceHopperRingLL128, kRowsTwiceHopperTreeLL128, kRowsTwiceHopperTree,
+     {0.0, 0.0, 0.0}, kSm100SpeedIntra2273, kSm100SpeedInter2273},
+    {22705, kBlackwellLLMaxOneNode, kRowsTwiceHopperRingLL128, kRowsTwiceHopperTreeLL128, kRowsTwiceHopperTree,
+     {0.0, 0.0, 0.0}, kSm100SpeedIntra2273, kSm100SpeedInter2275},
+    {22706, kBlackwellLLMaxOneNode, kRowsTwiceHopperRingLL128, kRowsTwiceHopperTreeLL128, kRowsTwiceHopperTree,
+     {0.0, 0.0, 0.0}, kSm100SpeedIntra2273, kSm100SpeedInter2276},
+    {22800, kBlackwellLLMaxOneNode, kRowsTwiceHopperRingLL128, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 43.1}, kSm100SpeedIntra2273, kSm100SpeedInter2276},
+    {22807, kBlackwellLLMaxOneNode, {2 * 36.7, 34.6, 2 * 36.7}, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 43.1}, kSm100SpeedIntra2273, kSm100SpeedInter2276},
+    {22809, kBlackwellLLMaxOneNode, {2 * 36.7, 34.6, 2 * 36.7}, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 43.8}, kSm100SpeedIntra2273, kSm100SpeedInter2276},
+    {22902, kBlackwellLLMaxOneNode, {34.5, 34.6, 34.5}, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 43.8}, kSm100SpeedIntra2292, kSm100SpeedInter2276},
+    {22907, kBlackwellLLMaxOneNode, {40.0, 40.0, 40.0}, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 43.8}, kSm100SpeedIntra2292, kSm100SpeedInter2297},
+    {23003, kBlackwellLLMaxOneNode, {40.0, 40.0, 40.0}, kRowsTreeLL128From228, kRowsTreeFrom228,
+     {0.0, 96.0, 80.0}, kSm100SpeedIntra2292, kSm100SpeedInter2303},
+}};
+
+/// Blackwell's rows and speeds of NCCL `version` (0: the newest ringlab knows).
+const BlackwellRelease& blackwell_release(int version) {
+  if (version <= 0) return kBlackwellReleases.back();
+  const BlackwellRelease* r = &kBlackwellReleases.front();
+  for (const BlackwellRelease& e : kBlackwellReleases)
+    if (version >= e.from_version) r = &e;
+  return *r;
+}
 
 // Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
 // bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
@@ -373,8 +450,9 @@ bool ll128_enabled(const NcclModel& m) {
   bool known = sm == 70 || sm == 80 || sm == 90;
   if (version <= 0 || version >= 22700) known = sm >= 70;
   else if (version >= 22500) known = known || sm == 100 || sm == 120;
-  // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (every release since 2.18.1).
-  return m.nvlink && known && !m.mixed_compute && ll128_net_path(m);
+  // tuning.cc: "pEnable &= (minCompCap == maxCompCap)" (2.18.1 on), from 2.30.3 "|| minCompCap >= 90".
+  const bool mixed_ok = tuning_era(version).ll128_mixed_from_hopper && sm >= 90;
+  return m.nvlink && known && (!m.mixed_compute || mixed_ok) && ll128_net_path(m);
 }
 
 /// NCCL's minCompCap over the ranks: Generic if either is unnamed, else the lower compute capability
@@ -473,7 +551,9 @@ double nvls_bus_bandwidth(const NcclModel& m, Collective c, double ppn) {
   if (channels < 2 || m.nvlinks == 0 || nvls_efficiency(m.gpu) == 0.0) return 0.0;
   const double nvlink = nccl_nvlink_gbytes(m);
   double speed = 0.0;
-  for (double s : blackwell(m.gpu) ? std::span<const double>(kSm100SpeedIntra) : std::span<const double>(kSm90SpeedIntra))
+  const std::span<const double> speeds = blackwell(m.gpu) ? blackwell_release(m.env.version).speeds_intra
+                                                          : std::span<const double>(kSm90SpeedIntra);
+  for (double s : speeds)
     if ((channels + 1) * s <= nvlink) {
       speed = s;
       break;
@@ -493,7 +573,7 @@ std::pair<double, double> nvls_tree_graph(const NcclModel& m) {
   const double net = m.nvls_head_gbytes;
   std::size_t i = 0;
   const std::span<const double> speeds =
-      blackwell(m.gpu) ? std::span<const double>(kSm100SpeedInter) : std::span<const double>(kSm90SpeedInter);
+      blackwell(m.gpu) ? blackwell_release(m.env.version).speeds_inter : std::span<const double>(kSm90SpeedInter);
   while (i < speeds.size() && ((heads + 1) * speeds[i] > nvlink || speeds[i] > net)) ++i;
   if (i == speeds.size()) return {0.0, 0.0};
   const double intra = speeds[i];
@@ -514,7 +594,7 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
   const double intra_bw = intra * nvls_efficiency(m.gpu) * (heads - 1) / heads *
                           kNvlsAllReducePipelining;
   const double inter_bw = inter * (m.nodes <= 2 ? 2 : 1);
-  const double cap = (blackwell(m.gpu) ? kNvlsTreeMaxBwPerChannelBlackwell
+  const double cap = (blackwell(m.gpu) ? blackwell_release(m.env.version).nvls_tree
                                        : kNvlsTreeMaxBwPerChannelHopper)[m.nodes <= 2 ? 1 : 2];
   const double bus = heads * std::min({intra_bw, inter_bw, cap});
   return bus * double(m.ranks) / ring_steps(Collective::AllReduce, m.ranks, m.nodes).steps;
@@ -525,16 +605,11 @@ double nvls_tree_bandwidth(const NcclModel& m, const TuningEra& era) {
 struct ChannelCaps {
   double ring_ll128, tree_ll128, tree;
 };
-/// Blackwell's rows of the model's release.
-const BlackwellRows& blackwell_rows(const NcclModel& m) {
-  const bool from228 = m.env.version <= 0 || m.env.version >= kBlackwellRows228Version;
-  return from228 ? kBlackwellRows228 : kBlackwellRows225;
-}
 
 ChannelCaps channel_caps(const NcclModel& m, int col) {
   const auto c = std::size_t(col);
   if (blackwell(m.gpu)) {
-    const BlackwellRows& r = blackwell_rows(m);
+    const BlackwellRelease& r = blackwell_release(m.env.version);
     return {r.ring_ll128[c], r.tree_ll128[c], r.tree[c]};
   }
   const auto g = std::size_t(generation(m.gpu));
@@ -569,7 +644,7 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const TuningEra& era = tuning_era(m.env.version);
   double ll_max = kLLMaxBw[std::size_t(ll_row)][std::size_t(node_col)];
   if (ll_row == kHopper && node_col == 0) ll_max = era.hopper_ll_max_one_node;
-  if (m.nodes == 1 && blackwell(m.gpu)) ll_max = blackwell_rows(m).ll_max_one_node;
+  if (m.nodes == 1 && blackwell(m.gpu)) ll_max = blackwell_release(m.env.version).ll_max_one_node;
   const ChannelCaps caps = channel_caps(m, node_col);
   if (a == NcclAlgorithm::Ring && p == kLL) {
     const bool multi = m.nodes > 1 || c == Collective::AllReduce || c == Collective::Reduce;
@@ -965,6 +1040,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     const CpuVendor v = topology.host(h).cpu_vendor;
     if (first_host) m.cpu_vendor = v;
     else if (m.cpu_vendor != v) m.cpu_vendor.reset();
+    m.x86 = m.x86 && v != CpuVendor::Other;
     first_host = false;
   }
   // The NICs that leave each host, as NCCL_IB_HCA leaves them (several nodes only).
@@ -1408,8 +1484,13 @@ std::optional<NcclEstimate> estimate(const NcclModel& m, Collective c, Bytes mes
   double bw = model_bandwidth(m, c, a, p);
   if (bw <= 0) return std::nullopt;
   double lat = model_latency(m, c, a, p);
-  const int log_size = log2i(message.count() >> 6);
-  if (a == NcclAlgorithm::Tree && log_size < kTreeCorrectionSizes)
+  // log2i(nBytes >> 6): from 2.22 NCCL's log2i is log2Down, -1 for 0 (under 64 B: no correction).
+  const bool log2_down = m.env.version <= 0 || m.env.version >= kLog2DownVersion;
+  const int log_size = log2_down && message.count() < 64 ? -1 : log2i(message.count() >> 6);
+  if (a == NcclAlgorithm::Tree && log_size >= 0 && log_size < kTreeCorrectionSizes)
+    bw *= kTreeCorrection[std::size_t(p)][std::size_t(log_size)];
+  if (a == NcclAlgorithm::NvlsTree && c == Collective::AllReduce && log_size >= 0 && log_size < kNvlsTreeCorrectionSizes &&
+      blackwell(m.gpu) && m.x86 && tuning_era(m.env.version).nvls_tree_correction_blackwell_x86)
     bw *= kTreeCorrection[std::size_t(p)][std::size_t(log_size)];
   if (a == NcclAlgorithm::Ring && p == kSimple && m.nodes > 1 && c == Collective::AllReduce &&
       message.count() / (std::int64_t(m.channels) * m.ranks) >= kRingPlateauMinBytes)

@@ -96,7 +96,7 @@ struct NcclEnv {
   bool collnet = false;                ///< NCCL_COLLNET_ENABLE (default 0)
   Bytes buffer = Bytes{4 << 20};       ///< NCCL_BUFFSIZE: the Simple protocol's buffer (8 steps)
   /// NCCL's version as NCCL_VERSION_CODE (2.20.3 = 22003): picks the tuning tables of that release
-  /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.28+).
+  /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.30).
   int version = 0;
   NicFilter ib_hca;                    ///< NCCL_IB_HCA: the NICs NCCL may use
   /// Transports (src/graph/paths.cc, src/transport/shm.cc). NCCL_P2P_LEVEL: the farthest path GPUs

@@ -56,6 +56,7 @@ struct NcclModel {
   NcclPath net_path = NcclPath::Loc;
   /// The ranks' hosts' CPU vendor (NCCL's comm->cpuVendor); nullopt when they differ (NCCL's MIXED).
   std::optional<CpuVendor> cpu_vendor = CpuVendor::Intel;
+  bool x86 = true;                   ///< every such host's CPU is Intel's or AMD's (NCCL's cpuArch X86)
   NcclEnv env;                       ///< the NCCL settings (algorithms, protocols, buffers) it runs under
 };
 
