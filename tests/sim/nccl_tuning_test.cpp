@@ -33,6 +33,16 @@ NcclModel h100_four_nodes() {
   return m;
 }
 
+/// `nodes` B200 nodes of 8 GPUs (18 NVLink5 links at NCCL's 40.1 GB/s = 721.8 each) under NCCL `version`.
+NcclModel b200_nodes(int nodes, int version = 0) {
+  NcclModel m = test::h100_node_model(version);
+  m.gpu = GpuModel::B200;
+  m.nvlink_kind = LinkKind::NvLink5;
+  m.ranks = 8 * nodes;
+  m.nodes = nodes;
+  return m;
+}
+
 /// By value: callers may pass nccl_estimates(...) itself, a temporary gone after the full expression.
 NcclEstimate row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, Protocol p) {
   const auto it = std::find_if(rows.begin(), rows.end(),
@@ -245,9 +255,7 @@ TEST_CASE("nccl: Blackwell takes 2.28's own NVLS constants (nvlsEfficiency 0.74,
   // One B200 node: 18 NVLink5 links at NCCL's 40.1 GB/s = 721.8; (8 + 1) x speed <= 721.8 picks 80
   // from sm100SpeedArrayIntra (the SM90 array would give 60). busBw = 8 x 80 x 0.74 x 7/8 x 2 (AllReduce
   // pipelining) = 828.8 GB/s; algBw = busBw x 8 / 14.
-  NcclModel m = test::h100_node_model(22809);
-  m.gpu = GpuModel::B200;
-  m.nvlink_kind = LinkKind::NvLink5;
+  NcclModel m = b200_nodes(1, 22809);
   m.nvls = true;
   const NcclEstimate nvls = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Nvls, Protocol::Simple);
   CHECK(nvls.bandwidth.gigabytes_per_second() == Approx(8 * 80 * 0.74 * 7.0 / 8 * 2 * 8.0 / 14));
@@ -547,11 +555,7 @@ TEST_CASE("nccl: 2.18.1's rows: Tree Simple hops 28 us, NVLS x .75, one LL128 ca
 TEST_CASE("nccl: Blackwell's own per-channel rows by release, 2.25's (twice Hopper's) to 2.30's", "[nccl]") {
   // Two B200 nodes (18 NVLink5 links at NCCL's 40.1 GB/s = 721.8), 50 GB/s x 8 NICs out of each,
   // 4 channels: 180.45 GB/s intra and 100 inter per channel.
-  NcclModel m = test::h100_node_model(22602);
-  m.gpu = GpuModel::B200;
-  m.nvlink_kind = LinkKind::NvLink5;
-  m.ranks = 16;
-  m.nodes = 2;
+  NcclModel m = b200_nodes(2, 22602);
   m.channels = 4;
   m.inter = Bandwidth::from_bytes_per_second(400e9);
   const auto bw = [&](int version, NcclAlgorithm a, Protocol p) {
@@ -586,11 +590,7 @@ TEST_CASE("nccl: Blackwell's NVLS and NVLS-Tree by release: search speeds, the N
   // network path): 8 heads. NVLS-Tree graph (search.cc sm100SpeedArrayInter): bwIntra is the fastest
   // speed with 9 x speed <= 721.8 and speed <= 100, bwInter rises towards 2 x bwIntra within 100:
   // 2.28.x {96, 48, ..} -> (48, 96); 2.29.7 {96, 80, 48, ..} -> (80, 96); 2.30.3 {96, 86, 80, ..} -> (80, 96).
-  NcclModel m = test::h100_node_model();
-  m.gpu = GpuModel::B200;
-  m.nvlink_kind = LinkKind::NvLink5;
-  m.ranks = 32;
-  m.nodes = 4;
+  NcclModel m = b200_nodes(4);
   m.nics = 8;
   m.inter = Bandwidth::from_bytes_per_second(800e9);
   m.nvls_tree = true;
@@ -626,9 +626,7 @@ TEST_CASE("nccl: Blackwell's NVLS and NVLS-Tree by release: search speeds, the N
   // One node of 8 with 11 NVLink5 links (441.1 GB/s): NVLS (sm100SpeedArrayIntra) takes the fastest
   // speed with 9 x speed <= 441.1: 40 up to 2.29.1, 45 from 2.29.2. busBw 8 x speed x 0.74 x 7/8 x 2,
   // algBw x 8 / 14.
-  NcclModel one = test::h100_node_model();
-  one.gpu = GpuModel::B200;
-  one.nvlink_kind = LinkKind::NvLink5;
+  NcclModel one = b200_nodes(1);
   one.nvlinks = 11;
   one.nvls = true;
   const auto nvls_bw = [&](int version) {

@@ -95,6 +95,50 @@ struct TuningEra {
   // 9.0 or newer ("Enable LL128 for interoperability between GPUs with different compcap").
   bool ll128_mixed_from_hopper = false;
 };
+// 2.23 and the releases after it, each as the one before changed it.
+constexpr TuningEra kEra223{.from_version = 22300,
+     .name = "2.23",
+     .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+     .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
+       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
+       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
+     .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
+     .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
+     .nvls_efficiency = false, .pat_efficiency = 0.85, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
+     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
+     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true};
+// 2.28: NVLS and NVLS-Tree from nvlsEfficiency, PAT x .75 (2.28.3 and 2.28.7; their Blackwell rows
+// differ, kBlackwellReleases).
+constexpr TuningEra kEra228 = [] {
+  TuningEra e = kEra223;
+  e.from_version = 22800;
+  e.name = "2.28";
+  e.nvls_efficiency = true;
+  e.pat_efficiency = 0.75;
+  return e;
+}();
+// 2.28.9: NVLSTree's NET hop 20.9 us.
+constexpr TuningEra kEra2289 = [] {
+  TuningEra e = kEra228;
+  e.from_version = 22809;
+  e.name = "2.28.9";
+  e.hw_latency[std::size_t(kHwNet)][std::size_t(NcclAlgorithm::NvlsTree)][std::size_t(kSimple)] = 20.9;
+  return e;
+}();
+constexpr TuningEra kEra229 = [] {
+  TuningEra e = kEra2289;
+  e.from_version = 22902;
+  e.name = "2.29";
+  e.nvls_tree_correction_blackwell_x86 = true;
+  return e;
+}();
+constexpr TuningEra kEra230 = [] {
+  TuningEra e = kEra229;
+  e.from_version = 23003;
+  e.name = "2.30";
+  e.ll128_mixed_from_hopper = true;
+  return e;
+}();
 // PAT (from 2.23; AllGather and ReduceScatter, Simple, one GPU per node): its tables' rows are not
 // used, the latency is its own formula (kPat* below) on the tree's NET hop latency, busBw the tree
 // graph's x pat_efficiency (.85 in 2.23-2.27, .75 from 2.28), not converted to algBw.
@@ -105,27 +149,6 @@ struct TuningEra {
 // CollNet 8.0/4.75, 8.0/8.0, 10.7/14; NVLSTree NET 19.
 // 2.18.1: as 2.18.3 but Tree Simple hwLat 28 on every hop, NVLS algBw x .75, and the LL128 and tree
 // caps above (ll128_one_cap, hopper_tree_max_n4).
-constexpr TuningEra kEra228{.from_version = 22800,
-     .name = "2.28",
-     .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
-     .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
-     .nvls_efficiency = true, .pat_efficiency = 0.75, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
-     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true};
-/// Release `from` (`name`) as `base` changed: NVLSTree's NET hop latency and the two later flags.
-constexpr TuningEra later_era(TuningEra base, int from, std::string_view name, double nvls_tree_net_us,
-                              bool nvls_tree_correction, bool ll128_mixed) {
-  base.from_version = from;
-  base.name = name;
-  base.hw_latency[std::size_t(kHwNet)][std::size_t(NcclAlgorithm::NvlsTree)][std::size_t(kSimple)] = nvls_tree_net_us;
-  base.nvls_tree_correction_blackwell_x86 = nvls_tree_correction;
-  base.ll128_mixed_from_hopper = ll128_mixed;
-  return base;
-}
 constexpr std::array<TuningEra, 9> kEras{{
     {.from_version = 21801,
      .name = "2.18.1",
@@ -171,21 +194,7 @@ constexpr std::array<TuningEra, 9> kEras{{
      .nvls_efficiency = false, .pat_efficiency = 0.0, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
      .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
      .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = false},
-    {.from_version = 22300,
-     .name = "2.23",
-     .base_latency = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-     .hw_latency = {{{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 25.0}, {0.0, 0.0, 25.0}}},
-       {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 3.7}, {0.0, 0.0, 2.8}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}},
-       {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 31.0}, {0.0, 0.0, 30.0}, {0.0, 0.0, 18.0}, {0.0, 0.0, 14.0}}}}},
-     .hopper_ll_max_one_node = 141.0, .ring_ll_share_multi = 0.5, .ring_ll_share_other = 0.5,
-     .ring_ll128_one_ppn = 0.92, .inter_steps_exclusive = true, .one_ppn_tree_net_latency = true,
-     .nvls_efficiency = false, .pat_efficiency = 0.85, .nvls_tree_linear = false, .collnet_arity_latency = 0.4,
-     .nvls_gather_scatter = true, .nvls_ratio = 5.0 / 6.0, .ll128_one_cap = false,
-     .hopper_tree_max_n4 = 36.0, .gather_scatter_bus_unconverted = true},
-    kEra228,
-    later_era(kEra228, 22809, "2.28.9", 20.9, false, false),
-    later_era(kEra228, 22902, "2.29", 20.9, true, false),
-    later_era(kEra228, 23003, "2.30", 20.9, true, true),
+    kEra223, kEra228, kEra2289, kEra229, kEra230,
 }};
 
 /// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
