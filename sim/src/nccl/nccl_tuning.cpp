@@ -197,15 +197,19 @@ constexpr std::array<TuningEra, 9> kEras{{
     kEra223, kEra228, kEra2289, kEra229, kEra230,
 }};
 
-/// The tables of NCCL `version` (NCCL_VERSION_CODE; 0 = the newest ringlab knows); versions older
-/// than 2.18.1 take 2.18.1's.
-const TuningEra& tuning_era(int version) {
-  if (version <= 0) return kEras.back();
-  const TuningEra* era = &kEras.front();
-  for (const TuningEra& e : kEras)
-    if (version >= e.from_version) era = &e;
-  return *era;
+/// The row of `rows` (ordered by from_version) for NCCL `version` (NCCL_VERSION_CODE; 0 = the newest
+/// ringlab knows); versions older than the first row take the first.
+template <typename Row, std::size_t N>
+const Row& row_of_release(const std::array<Row, N>& rows, int version) {
+  if (version <= 0) return rows.back();
+  const Row* row = &rows.front();
+  for (const Row& r : rows)
+    if (version >= r.from_version) row = &r;
+  return *row;
 }
+
+/// The tables of NCCL `version`; versions older than 2.18.1 take 2.18.1's.
+const TuningEra& tuning_era(int version) { return row_of_release(kEras, version); }
 
 // GPU generation rows (VOLTA/AMPERE/HOPPER_COMPCAP_IDX) x node-count columns (N1, N2, N4+), GB/s.
 using GenTable = std::array<std::array<double, 3>, 3>;
@@ -365,13 +369,7 @@ constexpr std::array<BlackwellRelease, 10> kBlackwellReleases{{
 }};
 
 /// Blackwell's rows and speeds of NCCL `version` (0: the newest ringlab knows).
-const BlackwellRelease& blackwell_release(int version) {
-  if (version <= 0) return kBlackwellReleases.back();
-  const BlackwellRelease* r = &kBlackwellReleases.front();
-  for (const BlackwellRelease& e : kBlackwellReleases)
-    if (version >= e.from_version) r = &e;
-  return *r;
-}
+const BlackwellRelease& blackwell_release(int version) { return row_of_release(kBlackwellReleases, version); }
 
 // Channel count stand-in: NCCL's search finds nChannels; ringlab splits the per-GPU bottleneck
 // bandwidth into channels no faster than the generation's ring LL128 per-channel cap, within
