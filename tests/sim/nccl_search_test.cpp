@@ -118,3 +118,38 @@ TEST_CASE("nccl ring search: rings are permutations that fit the links, on meshe
     }
   }
 }
+
+namespace {
+/// `gpus` GPUs each with `links` NVLinks of `per_link` GB/s to the node's NVSwitches (NCCL's units).
+NcclMesh switched(int gpus, int links, float per_link, int cc, int max_channels) {
+  NcclMesh m = full_mesh(gpus, 1, per_link, cc);
+  m.link_gbytes.clear();
+  m.switch_gbytes.assign(std::size_t(gpus), float(links) * per_link);
+  m.max_channels = max_channels;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("nccl ring search: behind an NVSwitch the channels follow the GPUs' NVLink and the speeds",
+          "[nccl][search]") {
+  // DGX H100: 18 x 20.6 = 370.8 GB/s up and down the switch, sm90 speeds 60, 50, 40, 30, 24: every
+  // ring crosses each GPU's up- and down-link once, so 6 rings of 60 (360), 7 of 50 (350), 9 of 40
+  // and 12 of 30 (360 each, more hops: not taken); 24 / 60 < .49 stops. Duplicated: 12 rings of 30.
+  const NcclRingGraph h100 = nccl_search_mesh_rings(switched(8, 18, 20.6f, 90, 32));
+  CHECK(h100.channels == 12);
+  CHECK(h100.bw_intra == 30.0f);
+  for (const std::vector<int>& ring : h100.rings) CHECK(ring == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  // B200: 18 x 40.1 = 721.8, sm100 speeds 90, 80, 70, 60, 50: 8 of 90 (720) wins; doubled to 16 of 45.
+  const NcclRingGraph b200 = nccl_search_mesh_rings(switched(8, 18, 40.1f, 100, 32));
+  CHECK(b200.channels == 16);
+  CHECK(b200.bw_intra == 45.0f);
+  // DGX A100: 12 x 20 = 240, the older speeds 40, 30: 6 rings of 40 carry the whole 240 at once
+  // (done); duplicated (sm 8.0 duplicates from 25 GB/s) to 12 of 20.
+  const NcclRingGraph a100 = nccl_search_mesh_rings(switched(8, 12, 20.0f, 80, 16));
+  CHECK(a100.channels == 12);
+  CHECK(a100.bw_intra == 20.0f);
+  // maxChannels 8: the 8 rings of 90 fill it (the search stops there) and leave no room to duplicate.
+  const NcclRingGraph capped = nccl_search_mesh_rings(switched(8, 18, 40.1f, 100, 8));
+  CHECK(capped.channels == 8);
+  CHECK(capped.bw_intra == 90.0f);
+}

@@ -363,7 +363,9 @@ TEST_CASE("nccl: the model read off a hand-built HGX topology", "[nccl]") {
   CHECK(m.nvlink);
   CHECK(m.gpu == GpuModel::H100);
   CHECK(m.intra.gigabytes_per_second() == Approx(450.0));  // 18 NVLink4 links x 25 GB/s
-  CHECK(m.channels == 13);                                 // ceil(450 / 36.7)
+  // NCCL's ring search behind the switch (18 x 20.6 = 370.8 GB/s a GPU in NCCL's units, sm90 speeds):
+  // 6 rings of 60 (7 of 50 and 12 of 30 carry no more), duplicated to 12 of 30, doubled at connection.
+  CHECK(m.channels == 24);
   gpus.clear();
   const Topology two = hgx_hosts(2, gpus);
   const NcclModel m2 = nccl_model(two, gpus);
@@ -819,14 +821,63 @@ TEST_CASE("nccl: the tuning table as NCCL logs it under NCCL_DEBUG_SUBSYS=TUNING
   CHECK(newer[14].find("PAT") != std::string::npos);
 }
 
+TEST_CASE("nccl: the channels one call runs on", "[nccl]") {
+  const auto calls = [](int version, Collective c, NcclAlgorithm a, Protocol p, Bytes bytes) {
+    return nccl_call_channels(test::h100_node_model(version), c, a, p, bytes);  // 16 channels, 8 ranks
+  };
+  const auto ar = Collective::AllReduce;
+  // Up to 2.22 the thread thresholds alone: channels drop while bytes < channels x threads x bytes a
+  // thread. Ring LL: 512 threads x 8 B x 8 ranks = 32 KiB a channel.
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, 8_B) == 1);
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, Bytes{300000}) == 9);  // 9 x 32768 <= 300000
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, 1_MiB) == 16);
+  // Tree LL128: 640 x 8 = 5120 B a channel; ring Simple: 512 x 64 = 32 KiB.
+  CHECK(calls(21900, ar, NcclAlgorithm::Tree, Protocol::LL128, Bytes{40000}) == 7);
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::Simple, Bytes{100000}) == 3);
+  // From 2.23 the planner's cells. 2.25, 64 KiB ring LL on the 2 channels above: 128 KiB of traffic,
+  // 64 KiB a channel, cells of 16 KiB of traffic (8 KiB of data): 4 cells each, 2 channels.
+  CHECK(calls(22501, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);
+  // 2.30: an LL cell counts 4 x its traffic and holds 32 KiB of it (4 KiB of data, 16 cells), while a
+  // channel's share stays 64 KiB: 2 cells each, 8 channels (NCCL spreads small LL calls wider).
+  CHECK(calls(23007, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 8);
+  CHECK(calls(23007, ar, NcclAlgorithm::Ring, Protocol::LL, 8_B) == 1);
+  CHECK(calls(23007, ar, NcclAlgorithm::Ring, Protocol::Simple, 16_MiB) == 16);
+  // An allgather's cells count its per-rank part (1 MiB of 8) at 8 x 4 traffic a byte: 1,024 cells,
+  // 16 a channel's share, more than 16 channels hold, so all 16 (the planner's overflow rule).
+  CHECK(calls(23007, Collective::AllGather, NcclAlgorithm::Ring, Protocol::LL, 8_MiB) == 16);
+  // CollNet Direct runs on every channel.
+  CHECK(calls(23007, ar, NcclAlgorithm::CollNetDirect, Protocol::Simple, 8_B) == 16);
+}
+
+TEST_CASE("nccl: a DGX H100's per-call channels as NCCL 2.30.7 logs them", "[nccl]") {
+  // Published NCCL_DEBUG_SUBSYS=TUNING lines of all_reduce_perf on one 8x H100 node, NCCL 2.30.7
+  // (blog post "Inside NCCL's all-reduce: ring, double binary tree, or neither?", 2026-08-02):
+  // 4096 B RING LL {0..0}, 1 MiB RING LL {0..23}, 2 MiB NVLS SIMPLE {0..15}.
+  ClusterSpec spec;
+  spec.nodes = 1;
+  spec.node = node_template(NodeTemplate::DgxH100);
+  spec.fabric.kind = FabricKind::None;
+  const Topology t = make_cluster(spec);
+  NcclEnv env;
+  set_nccl_env(env, "version", "2.30.7");
+  const NcclModel m = nccl_model(t, t.gpus(), env);
+  REQUIRE(m.channels == 24);
+  const auto line = [&](Bytes b) { return nccl_choice_line(m, Collective::AllReduce, b, nccl_choose(m, Collective::AllReduce, b)); };
+  CHECK(line(4_KiB) == "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
+  CHECK(line(1_MiB) == "AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..23}");
+  CHECK(line(2_MiB) == "AllReduce: 2097152 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
+}
+
 TEST_CASE("nccl: the line NCCL logs per call names the algorithm, protocol, bytes and channels", "[nccl]") {
   const NcclModel m = h100_node();
   // 1 GiB: ring Simple (211.9 GB/s) beats the tree (170.6) on one node; 16 channels.
   CHECK(nccl_choice_line(m, Collective::AllReduce, 1_GiB, nccl_choose(m, Collective::AllReduce, 1_GiB)) ==
         "AllReduce: 1073741824 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}");
-  // 4 KiB: LL (15 us of latency against LL128's 40.6 and Simple's 56).
+  // 4 KiB: LL (15 us of latency against LL128's 40.6 and Simple's 56), on one channel: 4096 B are
+  // fewer than 2 channels x 512 threads x 8 x 8 ranks bytes (see "the channels one call runs on").
   CHECK(nccl_choice_line(m, Collective::AllReduce, 4_KiB, nccl_choose(m, Collective::AllReduce, 4_KiB)) ==
-        "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..15}");
+        "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
   // NVLS runs on NCCL's NVLS CTAs, 16 on Hopper (NCCL_NVLS_NCHANNELS), whatever ringlab's head count.
   NcclModel nvls = m;
   nvls.nvls = true;

@@ -1,4 +1,4 @@
-// NCCL's ring search on a one-node NVLink mesh (nccl_search.hpp says what and why). Names follow
+// NCCL's ring search on one node's NVLink mesh or switch (nccl_search.hpp says what and why). Names follow
 // src/graph/search.cc so that the port can be read against it; floats as NCCL's.
 #include "nccl/nccl_search.hpp"
 
@@ -47,11 +47,20 @@ float sub_round(float a, float b) { return std::round((a - b) * 1000.0f) / 1000.
 class RingSearch {
  public:
   explicit RingSearch(const NcclMesh& mesh)
-      : mesh_(mesh), n_(mesh.gpus), remaining_(mesh.link_gbytes), used_(std::size_t(mesh.gpus), 0) {}
+      : mesh_(mesh), n_(mesh.gpus), used_(std::size_t(mesh.gpus), 0) {
+    if (switched()) {  // up-links, then down-links
+      remaining_ = mesh.switch_gbytes;
+      remaining_.insert(remaining_.end(), mesh.switch_gbytes.begin(), mesh.switch_gbytes.end());
+    } else {
+      remaining_ = mesh.link_gbytes;
+    }
+  }
 
   NcclRingGraph run();
 
  private:
+  bool switched() const { return !mesh_.switch_gbytes.empty(); }
+  float path_bw(int from, int to) const;
   bool follow(int from, int to, float bw, int mult);
   void try_gpu(Graph& g, int step, Order order, int from, int gpu);
   void rec_gpu(Graph& g, int gpu, int step, Order order);
@@ -62,25 +71,52 @@ class RingSearch {
 
   const NcclMesh& mesh_;
   const int n_;
-  std::vector<float> remaining_;    // per directed GPU pair, GB/s left
+  std::vector<float> remaining_;    // GB/s left per directed GPU pair, or per GPU up and down the switch
   std::vector<std::uint64_t> used_;  // per GPU, bit c: on channel c's ring
   Graph best_;                       // saveGraph
   int time_ = 0;
 };
 
-/// ncclTopoFollowPath on a one-hop path: takes (mult 1) or gives back (mult -1) `bw` on the link.
+/// A GPU pair's path bandwidth (ncclTopoComputePaths: its narrowest link).
+float RingSearch::path_bw(int from, int to) const {
+  if (switched()) return std::min(mesh_.switch_gbytes[std::size_t(from)], mesh_.switch_gbytes[std::size_t(to)]);
+  return mesh_.link_gbytes[std::size_t(from * n_ + to)];
+}
+
+/// ncclTopoFollowPath: takes (mult 1) or gives back (mult -1) `bw` on each link of the path, all or
+/// none (a path that fails part-way gives back what it took).
 bool RingSearch::follow(int from, int to, float bw, int mult) {
-  float& link = remaining_[std::size_t(from * n_ + to)];
   const float fw = bw * float(mult);
-  if (link < fw) return false;
-  link = sub_round(link, fw);
+  if (!switched()) {
+    float& link = remaining_[std::size_t(from * n_ + to)];
+    if (link < fw) return false;
+    link = sub_round(link, fw);
+    return true;
+  }
+  float& up = remaining_[std::size_t(from)];
+  float& down = remaining_[std::size_t(n_ + to)];
+  if (up < fw) return false;
+  up = sub_round(up, fw);
+  if (down < fw) {
+    up = sub_round(up, -fw);
+    return false;
+  }
+  down = sub_round(down, fw);
   return true;
 }
 
-/// ncclTopoSearchNextGpuSort without NICs or NVSwitches: the unused GPUs with a path, by path
-/// bandwidth (most first), hop count (fewest first), then distance from `gpu` in index order.
+/// ncclTopoSearchNextGpuSort without NICs: the unused GPUs with a path, by path bandwidth (most
+/// first), hop count (fewest first), then distance from `gpu` in index order; behind a switch only
+/// the ring neighbours that are unused, the previous GPU first.
 std::vector<int> RingSearch::next_gpus(const Graph& g, int gpu) const {
   const std::uint64_t flag = std::uint64_t(1) << g.channels;
+  if (switched()) {
+    std::vector<int> out;
+    const int prev = (gpu - 1 + n_) % n_, next = (gpu + 1) % n_;
+    if (!(used_[std::size_t(prev)] & flag)) out.push_back(prev);
+    if (next != prev && !(used_[std::size_t(next)] & flag)) out.push_back(next);
+    return out;
+  }
   struct Score {
     int g, start;
     float bw;
@@ -89,7 +125,7 @@ std::vector<int> RingSearch::next_gpus(const Graph& g, int gpu) const {
   for (int i = 1; i < n_; ++i) {
     const int peer = (gpu + i) % n_;
     if (used_[std::size_t(peer)] & flag) continue;
-    scores.push_back(Score{peer, i, mesh_.link_gbytes[std::size_t(gpu * n_ + peer)]});
+    scores.push_back(Score{peer, i, path_bw(gpu, peer)});
   }
   // NCCL compares the scores as ints (struct ncclGpuScore); every path here is one hop.
   std::stable_sort(scores.begin(), scores.end(), [](const Score& a, const Score& b) {
@@ -189,10 +225,11 @@ void RingSearch::dup_channels() {
 NcclRingGraph RingSearch::run() {
   float max_bw = 0.0f, total_bw = mesh_.pci_gbytes;  // ncclTopoSearchInit
   for (int a = 0; a < n_; ++a) {
-    float sum = 0.0f;
+    float sum = switched() ? mesh_.switch_gbytes[std::size_t(a)] : 0.0f;  // a GPU's NVLink out
     for (int b = 0; b < n_; ++b) {
-      max_bw = std::max(max_bw, mesh_.link_gbytes[std::size_t(a * n_ + b)]);
-      sum += mesh_.link_gbytes[std::size_t(a * n_ + b)];
+      if (b == a) continue;
+      max_bw = std::max(max_bw, path_bw(a, b));
+      if (!switched()) sum += mesh_.link_gbytes[std::size_t(a * n_ + b)];
     }
     total_bw = std::max(total_bw, sum);
   }
@@ -253,7 +290,9 @@ NcclRingGraph RingSearch::run() {
 }  // namespace
 
 NcclRingGraph nccl_search_mesh_rings(const NcclMesh& mesh) {
-  assert(mesh.gpus >= 2 && mesh.gpus <= 64 && mesh.link_gbytes.size() == std::size_t(mesh.gpus * mesh.gpus));
+  assert(mesh.gpus >= 2 && mesh.gpus <= 64);
+  assert(mesh.switch_gbytes.empty() ? mesh.link_gbytes.size() == std::size_t(mesh.gpus * mesh.gpus)
+                                    : mesh.switch_gbytes.size() == std::size_t(mesh.gpus));
   return RingSearch(mesh).run();
 }
 

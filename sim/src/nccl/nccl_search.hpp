@@ -1,16 +1,19 @@
-// NCCL's search for a node's rings where its GPUs are joined pairwise by NVLink without an NVSwitch
-// (HGX A100 4-GPU, any all-to-all NVLink board): which GPU order each channel's ring takes, how
-// many channels, and their bandwidth. NCCL spreads the channels over different orders there, so
-// that every GPU pair's links carry some; one order for all channels (what ringlab does on a
-// switch, where every order is the same) would load a third of an all-to-all board's links.
+// NCCL's search for a node's rings where its GPUs are joined pairwise by NVLink (HGX A100 4-GPU,
+// any all-to-all NVLink board) or all through an NVSwitch (DGX/HGX A100, H100, B200): which GPU
+// order each channel's ring takes, how many channels, and their bandwidth. NCCL spreads the
+// channels over different orders on a mesh, so that every GPU pair's links carry some; one order
+// for all channels would load a third of an all-to-all board's links. Behind a switch every order
+// loads the same links, and the search decides the channel count (24 on a DGX H100, as NCCL logs).
 //
 // A port of src/graph/search.cc (ncclTopoCompute with NCCL_TOPO_PATTERN_RING and system->inter 0,
 // ncclTopoSearchRec, ncclTopoSearchRecGpu, ncclTopoSearchTryGpu, ncclTopoSearchNextGpuSort,
 // followPath, ncclTopoCompareGraphs, ncclTopoDupChannels; unchanged in what it does here from
 // v2.19.4 to v2.28.9): the same depth-first search, in the same order, with the same step budgets
 // (NCCL_SEARCH_TIMEOUT*), bandwidth rounding (SUB_ROUND) and passes, so it finds what NCCL finds,
-// timeouts included. Only what a one-node NVLink mesh exercises is kept: every GPU pair has a
-// one-hop NVLink path (PATH_NVL), so no path type, NIC or NVSwitch rule of the search applies.
+// timeouts included. Only what a one-node NVLink mesh or switch exercises is kept: every GPU pair
+// has an NVLink path (PATH_NVL), one hop or two through the switch (whose rule of trying a GPU's
+// ring neighbours only, previous first, ncclTopoSearchNextGpuSort, is kept); no path type or NIC
+// rule of the search applies.
 #pragma once
 
 #include <span>
@@ -24,6 +27,9 @@ struct NcclMesh {
   /// gpus x gpus, [a * gpus + b]: NVLink bandwidth from a to b in NCCL's units (links x
   /// SMxx_NVLINK_BW), GB/s; every a != b > 0.
   std::vector<float> link_gbytes;
+  /// Non-empty: the GPUs reach each other through an NVSwitch instead (NCCL merges a node's switches
+  /// into one), GPU g's NVLink bandwidth to it per direction in NCCL's units; link_gbytes unused.
+  std::vector<float> switch_gbytes;
   float pci_gbytes = 0.0f;        ///< the widest GPU's PCIe link in NCCL's units (totalBw's other term)
   std::span<const float> speeds;  ///< the search's intra speed array for the GPUs' compute capability
   int max_channels = 16;          ///< the ring graph's maxChannels: MAXCHANNELS / 2 (init.cc)

@@ -928,13 +928,13 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
   return worst;
 }
 
-/// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink without an
-/// NVSwitch (nccl_search.hpp), with NCCL's GPU order (`gpu_rank`: GPU index -> rank index; local
-/// index stands in for PCI order, as ringlab has no bus IDs). nullopt anywhere else: there every
-/// channel of one node takes the ranks' order, which on an NVSwitch loads the same links as any.
+/// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink, or all behind
+/// NVSwitches (nccl_search.hpp), with NCCL's GPU order (`gpu_rank`: GPU index -> rank index; local
+/// index stands in for PCI order, as ringlab has no bus IDs). nullopt anywhere else.
 struct MeshRings {
   std::vector<int> gpu_rank;
   detail::NcclRingGraph graph;
+  bool switched = false;  ///< the GPUs meet in an NVSwitch
 };
 std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<const DeviceId> ranks,
                                            const NcclEnv& env) {
@@ -954,6 +954,7 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   detail::NcclMesh mesh;
   mesh.gpus = int(n);
   mesh.link_gbytes.assign(n * n, 0.0f);
+  std::vector<float> to_switch(n, 0.0f);  // NVLink to NVSwitches (NCCL merges them into one)
   int cc = INT32_MAX;
   for (std::size_t k = 0; k < n; ++k) {
     const DeviceId gpu = ranks[std::size_t(order[k])];
@@ -965,21 +966,34 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
         mesh.pci_gbytes = std::max(mesh.pci_gbytes, float(gbytes(link.bandwidth * nccl_link_goodput(link.kind))));
         continue;
       }
-      if (topology.device(adj.peer).kind == DeviceKind::NvSwitch) return std::nullopt;
+      const float gb = float(link.lanes * nccl_nvlink_link_gbytes(link.kind));
+      if (topology.device(adj.peer).kind == DeviceKind::NvSwitch) {
+        to_switch[k] += gb;
+        continue;
+      }
       const auto peer = index.find(adj.peer);  // NCCL's node holds only the ranks' GPUs
-      if (peer != index.end())
-        mesh.link_gbytes[k * n + std::size_t(peer->second)] += float(link.lanes * nccl_nvlink_link_gbytes(link.kind));
+      if (peer != index.end()) mesh.link_gbytes[k * n + std::size_t(peer->second)] += gb;
     }
   }
-  for (std::size_t a = 0; a < n; ++a)
-    for (std::size_t b = 0; b < n; ++b)
-      if (a != b && mesh.link_gbytes[a * n + b] <= 0.0f) return std::nullopt;
+  const bool any_switch = std::any_of(to_switch.begin(), to_switch.end(), [](float b) { return b > 0.0f; });
+  if (any_switch) {  // every GPU behind the switch and no direct NVLink: else neither search applies
+    const bool direct = std::any_of(mesh.link_gbytes.begin(), mesh.link_gbytes.end(), [](float b) { return b > 0.0f; });
+    const bool all = std::all_of(to_switch.begin(), to_switch.end(), [](float b) { return b > 0.0f; });
+    if (direct || !all) return std::nullopt;
+    mesh.switch_gbytes = std::move(to_switch);
+    mesh.link_gbytes.clear();
+  } else {
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b)
+        if (a != b && mesh.link_gbytes[a * n + b] <= 0.0f) return std::nullopt;
+  }
   mesh.min_compute_capability = cc;
   mesh.speeds = detail::nccl_intra_speeds(cc);
   const int max_channels = env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251
                                                                                    : kMaxChannelsBefore2251;
   mesh.max_channels = max_channels / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
-  return MeshRings{std::move(order), detail::nccl_search_mesh_rings(mesh)};
+  const bool switched = !mesh.switch_gbytes.empty();
+  return MeshRings{std::move(order), detail::nccl_search_mesh_rings(mesh), switched};
 }
 
 /// NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, then NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS, the minimum winning
@@ -1354,7 +1368,10 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
 
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
                                                  int channels, const NcclEnv& env) {
-  if (const auto mesh = nvlink_mesh_rings(topology, ranks, env)) {
+  // On a mesh each channel takes its ring from NCCL's search; behind a switch every order loads the
+  // same links, and the channels keep the ranks' order.
+  const auto mesh = nvlink_mesh_rings(topology, ranks, env);
+  if (mesh && !mesh->switched) {
     std::vector<std::vector<int>> rings;  // rank indices, channel c on the graph's ring c mod its channels
     for (const std::vector<int>& ring : mesh->graph.rings) {
       rings.emplace_back();
@@ -1673,6 +1690,97 @@ std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, co
   return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";
 }
 
+namespace {
+// The channels one collective call runs on (src/enqueue.cc topoGetAlgoInfo, v2.18.1-v2.30.7): from
+// comm->nChannels NCCL drops one channel at a time while the bytes are fewer than channels x threads
+// x the protocol's bytes per thread. From 2.23 the kernel planner (scheduleCollTasksToPlan) then
+// cuts the call into cells of at least MinTrafficPerChannel of traffic and spreads them over those
+// channels, so a small call runs on fewer still; NCCL's tuning log prints the result
+// (channel{Lo..Hi}). Releases 2.20 to 2.22 split by other rules (not ported: the threshold alone).
+constexpr std::int64_t kLlThreadThreshold = 8;       // NCCL_LL_THREAD_THRESHOLD (src/include/comm.h)
+constexpr std::int64_t kLl128ThreadThreshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
+constexpr std::int64_t kSimpleThreadThreshold = 64;  // NCCL_SIMPLE_THREAD_THRESHOLD
+constexpr std::int64_t kCollNetThreadThreshold = 512;  // tuning.cc: threadThresholds[COLLNET_CHAIN][SIMPLE]
+constexpr std::int64_t kLlMaxThreads = 512;          // NCCL_LL_MAX_NTHREADS (src/include/device.h)
+constexpr std::int64_t kLl128MaxThreads = 640;       // NCCL_LL128_MAX_NTHREADS
+constexpr std::int64_t kSimpleMaxThreads = 512;      // NCCL_SIMPLE_MAX_NTHREADS
+constexpr std::int64_t kMaxThreads = 640;            // NCCL_MAX_NTHREADS: CollNet Chain's Simple
+constexpr std::int64_t kSlowRingSimpleThreads = 256;  // tuning.cc simpleDefaultThreads when the ring is slow
+constexpr double kPciBwGbytes = 12.0;                // PCI_BW (src/graph/topo.h): "PCI Gen3 x16"
+constexpr int kCellPlannerVersion = 22304;           // v2.23.4: cells of MinTrafficPerChannel 16 KiB
+constexpr int kLlCellTrafficVersion = 22602;         // v2.26.2: LL cells count 4 x their traffic
+constexpr int kEvenTrafficVersion = 22902;           // v2.29.2: 32 KiB, trafficPerChannel = traffic / channels
+constexpr std::int64_t kMinTrafficPerChannel = 16 << 10;
+constexpr std::int64_t kMinTrafficPerChannel229 = 32 << 10;
+
+bool from_release(const NcclModel& m, int version) { return m.env.version <= 0 || m.env.version >= version; }
+std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up16(std::int64_t a) { return div_up(a, 16) * 16; }
+
+/// ncclFuncTrafficPerByte (src/enqueue.cc).
+std::int64_t traffic_per_byte(Collective c, int ranks) {
+  if (c == Collective::AllReduce) return 2;
+  if (c == Collective::AllGather || c == Collective::ReduceScatter) return ranks;
+  return 1;
+}
+
+/// topoGetAlgoInfo's "Ring/Tree channel tuning": the call's nMaxChannels.
+int threshold_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t bytes) {
+  std::int64_t threads = p == kLL ? kLlMaxThreads : p == kLL128 ? kLl128MaxThreads : 0;
+  std::int64_t threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
+  if (p == kSimple) {
+    const double ring_gbytes = m.nodes > 1 ? std::min(nccl_intra_gbytes(m), gbytes(m.inter)) : nccl_intra_gbytes(m);
+    if (a == NcclAlgorithm::Ring) threads = ring_gbytes <= kPciBwGbytes ? kSlowRingSimpleThreads : kSimpleMaxThreads;
+    if (a == NcclAlgorithm::Tree) threads = kSimpleMaxThreads;
+    if (a == NcclAlgorithm::CollNetChain) threads = kMaxThreads, threshold = kCollNetThreadThreshold;
+    // PAT: comm->maxThreads[PAT] is never set (0), so the loop keeps every channel.
+  }
+  if (a == NcclAlgorithm::Ring && p == kLL) threshold *= m.ranks;
+  int nc = m.channels;
+  while (nc >= 2 && bytes < std::int64_t(nc) * threads * threshold) --nc;
+  return nc;
+}
+
+/// scheduleCollTasksToPlan for one call on `nc` channels of `all` (v2.23.4-v2.30.7): the channels
+/// its cells fill (channelHi - channelLo + 1).
+int planned_channels(const NcclModel& m, Collective c, int p, std::int64_t count_bytes, int nc, int all) {
+  const bool even = from_release(m, kEvenTrafficVersion);
+  const std::int64_t min_traffic = even ? kMinTrafficPerChannel229 : kMinTrafficPerChannel;
+  const std::int64_t per_byte = traffic_per_byte(c, m.ranks);
+  const std::int64_t traffic = std::max(min_traffic, count_bytes * per_byte);
+  const std::int64_t per_channel = even ? round_up16(traffic / nc) : std::max(min_traffic, traffic / nc);
+  const std::int64_t cell_per_byte = per_byte * (p == kLL && from_release(m, kLlCellTrafficVersion) ? 4 : 1);
+  const std::int64_t cell = round_up16(div_up(min_traffic, cell_per_byte));
+  const std::int64_t cells = div_up(count_bytes, cell);
+  const std::int64_t traffic_per_cell = cell * cell_per_byte;
+  std::int64_t cells_per_channel = std::min(cells, div_up(per_channel, traffic_per_cell));
+  const std::int64_t lo = all == 1 ? cells : std::min(cells, div_up(per_channel, traffic_per_cell));
+  std::int64_t mid = (cells - lo) / cells_per_channel;
+  std::int64_t hi = (cells - lo) % cells_per_channel;
+  if (all < (lo != 0) + mid + (hi != 0)) {  // overflowed the available channels
+    mid = all - 2;
+    cells_per_channel = (cells - lo) / (mid + 1);
+    hi = cells_per_channel + (cells - lo) % (mid + 1);
+  }
+  if (hi == 0 && mid != 0) hi = cells_per_channel, --mid;
+  return int((lo != 0) + mid + (hi != 0));
+}
+}  // namespace
+
+int nccl_call_channels(const NcclModel& m, Collective c, NcclAlgorithm a, Protocol protocol, Bytes message) {
+  const int p = nccl_protocol(protocol);
+  if (a == NcclAlgorithm::Nvls || a == NcclAlgorithm::NvlsTree) return nvls_channels(m);
+  if (a == NcclAlgorithm::CollNetDirect || message.count() <= 0) return m.channels;
+  const int nc = threshold_channels(m, a, p, message.count());
+  // CollNet tasks skip the planner's cells (scheduleCollTasksToPlan: task->isCollnet).
+  if (a == NcclAlgorithm::CollNetChain || !from_release(m, kCellPlannerVersion)) return nc;
+  // The planner's count is per rank for AllGather and ReduceScatter, whose `message` is the whole
+  // buffer; cells are multiples of 16 bytes, so the element size does not change the split.
+  std::int64_t count_bytes = message.count();
+  if (c == Collective::AllGather || c == Collective::ReduceScatter) count_bytes /= std::max(1, m.ranks);
+  return planned_channels(m, c, p, std::max<std::int64_t>(1, count_bytes), nc, m.channels);
+}
+
 NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {
   NcclChoice choice;
   choice.channels = m.channels;
@@ -1691,8 +1799,7 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   const int p = nccl_protocol(best->protocol);
   choice.algorithm = ringlab_algorithm(best->algorithm);
   choice.nccl_algorithm = best->algorithm;
-  if (best->algorithm == NcclAlgorithm::Nvls || best->algorithm == NcclAlgorithm::NvlsTree)
-    choice.channels = nvls_channels(m);
+  choice.channels = nccl_call_channels(m, c, best->algorithm, best->protocol, message);
   choice.protocol = best->protocol;
   choice.chunk = p == kSimple ? Bytes{m.env.buffer.count() / kNcclSteps} : kStepBytes[std::size_t(p)];
   choice.predicted = best->time;

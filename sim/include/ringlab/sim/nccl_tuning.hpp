@@ -94,9 +94,9 @@ struct NcclChoice {
 /// (NCCL's channels together use every NIC); channels = bottleneck bandwidth / the per-channel cap of
 /// the GPU generation, rounded up, clamped to [2, 32], then across nodes rounded up to a multiple of
 /// the NIC count so that every NIC carries as many channels (NCCL builds one ring per NIC and
-/// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels); on one node whose GPUs
-/// are joined pairwise by NVLink without an NVSwitch, NCCL's own ring search's channels, doubled as
-/// ncclTopoPostset does (nccl_channel_rings). Precondition: ranks
+/// duplicates them, src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels); on one node (at most 64
+/// GPUs) whose GPUs are joined pairwise by NVLink or meet in NVSwitches, NCCL's own ring search's
+/// channels, doubled as ncclTopoPostset does (nccl_channel_rings). Precondition: ranks
 /// are distinct GPUs. `env`: NCCL_MIN/MAX_NCHANNELS bound the channels (applied last, as NCCL does),
 /// NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE switch NVLS and CollNet.
 NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env = {});
@@ -186,6 +186,14 @@ std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
 /// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
 bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
+
+/// The channels one call of `message` bytes (the whole buffer; AllGather's and ReduceScatter's too)
+/// runs on under (algorithm, protocol), as NCCL's tuning log prints them (channel{Lo..Hi}): for ring,
+/// tree, PAT and CollNet Chain, comm->nChannels less those the call is too small to fill
+/// (src/enqueue.cc topoGetAlgoInfo's thread thresholds, and from 2.23 the kernel planner's cells of
+/// 16 KiB, 32 KiB from 2.29, of traffic); NVLS and NVLS-Tree: nvls_channels; CollNet Direct: all.
+int nccl_call_channels(const NcclModel& model, Collective collective, NcclAlgorithm algorithm, Protocol protocol,
+                       Bytes message);
 
 /// The pair NCCL's model predicts fastest among those that can carry `payload` (ties: table order):
 /// with compression, CollNet and NVLS are skipped and the best remaining row wins. A single rank
