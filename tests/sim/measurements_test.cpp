@@ -333,6 +333,10 @@ TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in eit
   CHECK(rows[0].algorithm == "nccl:tree/ll128");
   CHECK(rows[1].algorithm == "nccl:nvls_tree/simple");
   CHECK(rows[2].algorithm == "nccl");  // no line logged for this size
+  // The channel range {0..15}: 16 channels; none where nothing was logged.
+  CHECK(rows[0].key.channels == 16);
+  CHECK(rows[1].key.channels == 16);
+  CHECK(rows[2].key.channels == 0);
   // The old format: "N Bytes -> Algo a proto p time t" (1 = Ring, 2 = Simple; 0 = Tree, 1 = LL128).
   const std::string older =
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
@@ -344,6 +348,7 @@ TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in eit
   REQUIRE(old_rows.size() == 2);
   CHECK(old_rows[0].algorithm == "nccl:tree/ll128");
   CHECK(old_rows[1].algorithm == "nccl:ring/simple");
+  CHECK(old_rows[0].key.channels == 0);  // the old format names no channels
   // AllGather: 2.19+ count the bytes per rank (sendcount); nccl-tests' size is all ranks' together.
   const std::string gather =
       "# Collective test starting: all_gather_perf\n"
@@ -356,11 +361,13 @@ TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in eit
   const std::vector<Result> ag = read_nccl_tests_text(gather, "gather.txt");
   REQUIRE(ag.size() == 1);
   CHECK(ag[0].algorithm == "nccl:pat/simple");  // the AllReduce line of the same byte count is another call
+  CHECK(ag[0].key.channels == 2);
   // compare() counts the rows whose logged algorithm the prediction names alike.
   std::vector<Result> predicted = rows;
   predicted[0].algorithm = "nccl:tree/ll128";
   predicted[1].algorithm = "nccl:tree/ll128";
   predicted[2].algorithm = "nccl:nvls_tree/simple";
+  predicted[0].key.channels = 8;  // a prediction on other channels than NCCL logged
   const Comparison c = compare(predicted, rows);
   CHECK(c.choices_logged == 2);
   CHECK(c.choices_as_predicted == 1);
@@ -368,6 +375,7 @@ TEST_CASE("nccl-tests text: NCCL's tuning log names each row's algorithm, in eit
   write_comparison_table(table, c);
   CHECK_THAT(table.str(), Catch::Contains("# NCCL's logged algorithm: 1 of 2 sizes as predicted"));
   CHECK_THAT(table.str(), Catch::Contains("algorithm nccl:tree/ll128 vs nccl:nvls_tree/simple"));
+  CHECK_THAT(table.str(), Catch::Contains("channels 8 vs 16"));
   CHECK(to_json(c)["nccl_choices"]["as_predicted"] == 1);
 }
 

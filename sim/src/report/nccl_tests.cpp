@@ -170,6 +170,7 @@ struct LoggedChoice {
   std::int64_t bytes = 0;  ///< as NCCL counts them (see read_choice)
   bool per_rank = false;   ///< bytes per rank for AllGather and ReduceScatter (2.19 and later)
   std::string label;       ///< "nccl:tree/ll128"
+  int channels = 0;        ///< Hi - Lo + 1 of channel{Lo..Hi} (2.19 and later); 0: not logged
 };
 
 /// The index (NCCL_ALGO_*, NCCL_PROTO_*) of `word` among `count` values named by `name`, or the
@@ -187,6 +188,20 @@ int logged_index(const std::string& word, int count, Name name) {
 constexpr std::string_view kNcclInfo = " NCCL INFO ";
 /// NCCL's release line (init.cc showVersion), bare with NCCL_DEBUG=VERSION or after kNcclInfo.
 constexpr std::string_view kNcclVersion = "NCCL version ";
+
+/// The channels of "channel{Lo..Hi}={0..15}": Hi - Lo + 1; 0 for anything else.
+int logged_channels(const std::string& word) {
+  constexpr std::string_view kPrefix = "channel{Lo..Hi}={";
+  if (word.rfind(kPrefix, 0) != 0 || word.back() != '}') return 0;
+  const std::string range = word.substr(kPrefix.size(), word.size() - kPrefix.size() - 1);
+  const auto dots = range.find("..");
+  const std::string lo = range.substr(0, dots), hi = dots == std::string::npos ? "" : range.substr(dots + 2);
+  const auto digits = [](const std::string& x) {
+    return !x.empty() && x.size() <= 4 && x.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!digits(lo) || !digits(hi) || std::stoi(hi) < std::stoi(lo)) return 0;
+  return std::stoi(hi) - std::stoi(lo) + 1;
+}
 
 /// NCCL's per-call line, after kNcclInfo:
 ///   2.19 and later (src/enqueue.cc): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
@@ -211,18 +226,20 @@ std::optional<LoggedChoice> read_choice(std::string_view message) {
   c.bytes = std::stoll(w[at]);
   c.per_rank = named && (c.func == "AllGather" || c.func == "ReduceScatter");
   c.label = "nccl:" + std::string(to_string(NcclAlgorithm(a))) + "/" + std::string(to_string(kNcclProtocolOrder[std::size_t(p)]));
+  c.channels = logged_channels(named && w.size() > at + 7 ? w[at + 7] : "");
   return c;
 }
 
-/// The algorithm NCCL logged for a row of `collective` of `message` bytes over `ranks` (0: unknown),
-/// or "nccl" when none was logged for it (the first logged line of a size wins).
-std::string logged_algorithm(const std::vector<LoggedChoice>& choices, Collective collective, Bytes message, int ranks) {
+/// What NCCL logged for a row of `collective` of `message` bytes over `ranks` (0: unknown), or
+/// nullptr when nothing was logged for it (the first logged line of a size wins).
+const LoggedChoice* logged_choice(const std::vector<LoggedChoice>& choices, Collective collective, Bytes message,
+                                  int ranks) {
   for (const LoggedChoice& c : choices) {
     if (!c.func.empty() && c.func != nccl_log_name(collective)) continue;
     const std::int64_t total = message.count();
-    if (c.per_rank ? ranks > 0 && total % ranks == 0 && c.bytes == total / ranks : c.bytes == total) return c.label;
+    if (c.per_rank ? ranks > 0 && total % ranks == 0 && c.bytes == total / ranks : c.bytes == total) return &c;
   }
-  return "nccl";
+  return nullptr;
 }
 
 }  // namespace
@@ -309,7 +326,9 @@ std::vector<Result> read_nccl_tests_text(std::string_view text, const std::strin
       problems.add(where, "expected numbers in the size, time and #wrong columns (a positive size, a time >= 0)");
       continue;
     }
-    r.algorithm = logged_algorithm(choices, r.collective, r.message, r.ranks);
+    const LoggedChoice* logged = logged_choice(choices, r.collective, r.message, r.ranks);
+    r.algorithm = logged ? logged->label : "nccl";
+    if (logged) r.key.channels = logged->channels;
     results.push_back(std::move(r));
   }
   if (!h.hosts.empty() && results.empty()) problems.add("", "no row has a time in the chosen half of the table");

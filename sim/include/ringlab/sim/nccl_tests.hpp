@@ -36,7 +36,8 @@ enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 /// ranks = 0 (unknown; see fill_unknown_ranks). When the output carries NCCL's per-call tuning log
 /// (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING; NCCL logs to stdout by default), a row's algorithm is
 /// the one NCCL logged for its size, named as ringlab names NCCL's choices ("nccl:tree/ll128"),
-/// else "nccl". Rows of 0 bytes (`-b 0`) move nothing and are left out. Throws InputError naming
+/// else "nccl", and its key's channels the logged channel{Lo..Hi} range's (2.19 and later; `compare`
+/// notes a prediction on other channels). Rows of 0 bytes (`-b 0`) move nothing and are left out. Throws InputError naming
 /// `file` and the line of every problem.
 std::vector<Result> read_nccl_tests_text(std::string_view text, const std::string& file,
                                          Placement placement = Placement::OutOfPlace,
