@@ -1729,6 +1729,7 @@ int threshold_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t 
   std::int64_t threads = p == kLL ? kLlMaxThreads : p == kLL128 ? kLl128MaxThreads : 0;
   std::int64_t threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
   if (p == kSimple) {
+    // The ring graph's bwIntra x nChannels, as ringlab approximates it.
     const double ring_gbytes = m.nodes > 1 ? std::min(nccl_intra_gbytes(m), gbytes(m.inter)) : nccl_intra_gbytes(m);
     if (a == NcclAlgorithm::Ring) threads = ring_gbytes <= kPciBwGbytes ? kSlowRingSimpleThreads : kSimpleMaxThreads;
     if (a == NcclAlgorithm::Tree) threads = kSimpleMaxThreads;
@@ -1754,7 +1755,7 @@ int planned_channels(const NcclModel& m, Collective c, int p, std::int64_t count
   const std::int64_t cells = div_up(count_bytes, cell);
   const std::int64_t traffic_per_cell = cell * cell_per_byte;
   std::int64_t cells_per_channel = std::min(cells, div_up(per_channel, traffic_per_cell));
-  const std::int64_t lo = all == 1 ? cells : std::min(cells, div_up(per_channel, traffic_per_cell));
+  const std::int64_t lo = all == 1 ? cells : cells_per_channel;  // the last channel takes everything
   std::int64_t mid = (cells - lo) / cells_per_channel;
   std::int64_t hi = (cells - lo) % cells_per_channel;
   if (all < (lo != 0) + mid + (hi != 0)) {  // overflowed the available channels
