@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -152,4 +153,51 @@ TEST_CASE("nccl ring search: behind an NVSwitch the channels follow the GPUs' NV
   const NcclRingGraph capped = nccl_search_mesh_rings(switched(8, 18, 40.1f, 100, 8));
   CHECK(capped.channels == 8);
   CHECK(capped.bw_intra == 90.0f);
+}
+
+namespace {
+/// A node's NICs for the search across nodes: `nics` paths of `path` GB/s.
+NcclNet nics(int count, float path, int cc, float total, int max_channels = 16) {
+  NcclNet net;
+  net.nic_gbytes.assign(std::size_t(count), path);
+  net.total_gbytes = total;
+  net.speeds = nccl_inter_speeds(cc);
+  net.max_channels = max_channels;
+  net.min_compute_capability = cc;
+  return net;
+}
+}  // namespace
+
+TEST_CASE("nccl ring search across nodes: one ring per NIC at the fastest speed the paths allow", "[nccl][search]") {
+  // HGX H100: 8 NDR NICs (400 Gb/s: 50 GB/s) on PCIe gen5 x16 (48 in NCCL's units); totalBw is a
+  // GPU's NVLink, 18 x 20.6 = 370.8. sm90 speed 48 fits each NIC once: 8 x 48 = 384 >= 370.8, done;
+  // no duplication on Hopper at 48 < 50 with more than 4 channels.
+  NcclNetGraph g = nccl_search_net_rings(nics(8, 48.0f, 90, 370.8f));
+  CHECK(g.channels == 8);
+  CHECK(g.bw == 48.0f);
+  // DGX A100: 8 HDR NICs (25 GB/s) on PCIe gen4 (24). Speed 24 gives 8 x 24 = 192 < 240 (12 x 20):
+  // slower speeds while they are above .49 of 24 (20, 18, 15, 12) never beat 192 (12 fits twice in 24:
+  // 16 x 12 = 192, not more), 10 / 24 < .49 stops; 24 < 25 is not duplicated; pass 2 finds no NIC
+  // for 28 or above.
+  g = nccl_search_net_rings(nics(8, 24.0f, 80, 240.0f));
+  CHECK(g.channels == 8);
+  CHECK(g.bw == 24.0f);
+  // One GPU and one 400 Gb/s NIC on PCIe gen5 (totalBw infinite): 1 x 48; 24 fits twice but 2 x 24
+  // is not more; duplicated to 2 x 24 (one channel is not more than 4); pass 2 finds 1 ring at 30-48,
+  // fewer than the 2 it needs.
+  g = nccl_search_net_rings(nics(1, 48.0f, 90, std::numeric_limits<float>::infinity()));
+  CHECK(g.channels == 2);
+  CHECK(g.bw == 24.0f);
+  // 32 NICs of 12.5 GB/s: speed 12, one ring each up to maxChannels (16 before 2.25, 32 from it).
+  g = nccl_search_net_rings(nics(32, 12.5f, 90, 370.8f, 16));
+  CHECK(g.channels == 16);
+  CHECK(g.bw == 12.0f);
+  CHECK(nccl_search_net_rings(nics(32, 12.5f, 90, 370.8f, 32)).channels == 32);
+  // Two NICs of 100 GB/s on Blackwell: 96 each, 2 x 96 = 192 < 720 (18 x 40): 48 fits twice,
+  // 4 x 48 = 192, not more; 45.1 / 96 < .49 stops; 2 x 96 duplicated to 4 x 48.
+  g = nccl_search_net_rings(nics(2, 100.0f, 100, 720.0f));
+  CHECK(g.channels == 4);
+  CHECK(g.bw == 48.0f);
+  // No NIC reaches the slowest speed: no graph.
+  CHECK(nccl_search_net_rings(nics(4, 0.1f, 80, 240.0f)).channels == 0);
 }

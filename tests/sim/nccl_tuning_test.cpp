@@ -1034,3 +1034,34 @@ TEST_CASE("nccl: LL128 needs the GPU-NIC path (typeInter) within PXB, PXN from s
   m.net_path = NcclPath::Pxb;
   CHECK(has_ll128(m));
 }
+
+TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and its postset doublings", "[nccl]") {
+  const auto channels = [](NodeTemplate tmpl, int gpus, int nics, const char* version) {
+    ClusterSpec spec;
+    spec.nodes = 2;
+    spec.node = node_template(tmpl);
+    if (gpus > 0) {
+      spec.node.gpus = gpus;
+      spec.node.nics = nics;
+      spec.node.gpu_interconnect = GpuInterconnect::None;
+      spec.node.pcie_switches = 1;
+    }
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    const Topology t = make_cluster(spec);
+    NcclEnv env;
+    if (*version) set_nccl_env(env, "version", version);
+    return nccl_model(t, t.gpus(), env).channels;
+  };
+  // Two DGX H100: the ring graph is 8 channels at 48 GB/s (one per NDR NIC), doubled at connection
+  // to 16; Hopper's rule for rings above 45 GB/s doubles again in 2.18-2.19 (2 x 16 <= 32), as a
+  // published NCCL 2.19.3 log of two HGX H100 nodes shows ("32 coll channels",
+  // tests/data/fidelity/crusoe-h100-2node-ib-k3s-ring), but only below 16 channels from 2.20.3.
+  CHECK(channels(NodeTemplate::DgxH100, 0, 0, "2.19.3") == 32);
+  CHECK(channels(NodeTemplate::DgxH100, 0, 0, "2.20.3") == 16);
+  CHECK(channels(NodeTemplate::DgxH100, 0, 0, "") == 16);
+  // Two DGX A100: 8 x 24 GB/s (HDR NICs behind PCIe gen4), not duplicated, 16 after connection.
+  CHECK(channels(NodeTemplate::DgxA100, 0, 0, "") == 16);
+  // One H100 and one 400 Gb/s NIC per node: 1 x 48 duplicated to 2 x 24, 4 after connection, and
+  // at 24 GB/s Hopper's rule does not apply.
+  CHECK(channels(NodeTemplate::GcpA3Ultra, 1, 1, "") == 4);
+}

@@ -1,4 +1,5 @@
-// NCCL's ring search on one node's NVLink mesh or switch (nccl_search.hpp says what and why). Names follow
+// NCCL's ring search on one node's NVLink mesh or switch, and its channel count across nodes
+// (nccl_search.hpp says what and why). Names follow
 // src/graph/search.cc so that the port can be read against it; floats as NCCL's.
 #include "nccl/nccl_search.hpp"
 
@@ -18,6 +19,16 @@ constexpr std::array<float, 11> kSm90SpeedArrayIntra{60.0f, 50.0f, 40.0f, 30.0f,
                                                      15.0f, 12.0f, 11.0f, 6.0f,  3.0f};
 constexpr std::array<float, 11> kSm100SpeedArrayIntra{90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f,
                                                       30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
+// The same for a search with NICs (v2.28.9; sm90's since v2.19.1: 2.18 had no 22, 20 and 17.5).
+constexpr std::array<float, 19> kSpeedArrayInter{48.0f, 30.0f, 28.0f, 24.0f, 20.0f, 18.0f, 15.0f,
+                                                 12.0f, 10.0f, 9.0f,  7.0f,  6.0f,  5.0f,  4.0f,
+                                                 3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+constexpr std::array<float, 17> kSm90SpeedArrayInter{48.0f, 45.0f, 42.0f, 40.0f, 30.0f, 24.0f,
+                                                     22.0f, 20.0f, 17.5f, 15.0f, 12.0f, 6.0f,
+                                                     3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+constexpr std::array<float, 18> kSm100SpeedArrayInter{96.0f, 48.0f, 45.1f, 42.0f, 40.0f, 30.0f,
+                                                      24.0f, 22.0f, 20.0f, 17.5f, 15.0f, 12.0f,
+                                                      6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
 // Step budgets of the search (search.cc).
 constexpr std::int64_t kGlobalTimeout = std::int64_t(1) << 19;  // NCCL_SEARCH_GLOBAL_TIMEOUT
 constexpr int kTimeout = 1 << 14;                               // NCCL_SEARCH_TIMEOUT
@@ -43,6 +54,12 @@ struct Graph {  // the fields of ncclTopoGraph the ring search reads
 
 /// SUB_ROUND: NCCL rounds remaining bandwidth to 1/1000 after each change.
 float sub_round(float a, float b) { return std::round((a - b) * 1000.0f) / 1000.0f; }
+
+/// ncclTopoDupChannels' rule: whether a graph of `channels` at `bw` GB/s is duplicated.
+bool duplicates(int channels, float bw, int min_compute_capability) {
+  if (channels == 0 || bw < kDupMinBw) return false;
+  return !(min_compute_capability > 80 && bw < kDupMinBwAfterAmpere && channels > kDupMaxChannelsAfterAmpere);
+}
 
 class RingSearch {
  public:
@@ -208,9 +225,7 @@ void RingSearch::rec(Graph& g) {
 /// ncclTopoDupChannels: each ring twice at half the bandwidth, within maxChannels.
 void RingSearch::dup_channels() {
   Graph& g = best_;
-  if (g.channels == 0 || g.bw < kDupMinBw) return;
-  if (mesh_.min_compute_capability > 80 && g.bw < kDupMinBwAfterAmpere && g.channels > kDupMaxChannelsAfterAmpere)
-    return;
+  if (!duplicates(g.channels, g.bw, mesh_.min_compute_capability)) return;
   const int dup = std::min(g.channels * 2, g.max_channels);
   g.intra.resize(std::size_t(dup) * std::size_t(n_));
   std::copy_n(g.intra.begin(), std::size_t(dup - g.channels) * std::size_t(n_),
@@ -300,6 +315,58 @@ std::span<const float> nccl_intra_speeds(int min_compute_capability) {
   if (min_compute_capability >= 100) return kSm100SpeedArrayIntra;
   if (min_compute_capability >= 90) return kSm90SpeedArrayIntra;
   return kSpeedArrayIntra;
+}
+
+std::span<const float> nccl_inter_speeds(int min_compute_capability) {
+  if (min_compute_capability >= 100) return kSm100SpeedArrayInter;
+  if (min_compute_capability >= 90) return kSm90SpeedArrayInter;
+  return kSpeedArrayInter;
+}
+
+namespace {
+/// Rings of `speed` GB/s the NICs carry, at most maxChannels: NCCL's search adds rings one at a
+/// time, each through the first NIC with that much left each way (followPath, SUB_ROUND).
+int net_rings(const NcclNet& net, float speed) {
+  int rings = 0;
+  for (const float bw : net.nic_gbytes)
+    for (float left = bw; left >= speed && rings < net.max_channels; left = sub_round(left, speed)) ++rings;
+  return rings;
+}
+}  // namespace
+
+/// ncclTopoCompute's passes as RingSearch::run takes them, each search replaced by net_rings: the
+/// fastest speed the NICs' paths allow first, slower ones while they may pay (a graph is kept only
+/// if channels x bw grows: ncclTopoCompareGraphs), then duplication and faster speeds on at least
+/// the duplicated channels.
+NcclNetGraph nccl_search_net_rings(const NcclNet& net) {
+  NcclNetGraph best;
+  if (net.nic_gbytes.empty() || net.speeds.empty()) return best;
+  const std::span<const float> speeds = net.speeds;
+  const std::size_t last = speeds.size() - 1;
+  const float max_bw = *std::max_element(net.nic_gbytes.begin(), net.nic_gbytes.end());  // system->maxBw
+  std::size_t speed = 0;
+  while ((speeds[speed] > max_bw || speeds[speed] > net.total_gbytes) && speed < last) ++speed;
+  const auto keep_if_better = [&](float bw, int min_channels) {
+    const int rings = net_rings(net, bw);
+    if (rings >= min_channels && float(rings) * bw > float(best.channels) * best.bw) best = {rings, bw};
+  };
+  for (;;) {  // pass 1
+    keep_if_better(speeds[speed], 1);
+    if (best.channels == net.max_channels || float(best.channels) * best.bw >= net.total_gbytes) break;
+    if (speed == last || (best.channels > 0 && speeds[speed + 1] / best.bw <= kSlowerSpeedRatio)) break;
+    ++speed;
+  }
+  if (duplicates(best.channels, best.bw, net.min_compute_capability)) {
+    const int dup = std::min(best.channels * 2, net.max_channels);
+    best.bw /= float((dup + best.channels - 1) / best.channels);
+    best.channels = dup;
+  }
+  if (best.channels == 0) return best;
+  speed = 0;  // pass 2
+  while (speeds[speed] > best.bw && speed < last) ++speed;
+  const int min_channels = best.channels;
+  while (speed > 0) keep_if_better(speeds[--speed], min_channels);
+  return best;
 }
 
 }  // namespace ringlab::sim::detail

@@ -13,7 +13,8 @@
 // timeouts included. Only what a one-node NVLink mesh or switch exercises is kept: every GPU pair
 // has an NVLink path (PATH_NVL), one hop or two through the switch (whose rule of trying a GPU's
 // ring neighbours only, previous first, ncclTopoSearchNextGpuSort, is kept); no path type or NIC
-// rule of the search applies.
+// rule of the search applies. Across nodes (nccl_search_net_rings) only the channel count and speed
+// are derived, from the NICs, with the same passes.
 #pragma once
 
 #include <span>
@@ -49,5 +50,32 @@ NcclRingGraph nccl_search_mesh_rings(const NcclMesh& mesh);
 
 /// speedArrayIntra, sm90SpeedArrayIntra, sm100SpeedArrayIntra of search.cc (v2.28.9), GB/s.
 std::span<const float> nccl_intra_speeds(int min_compute_capability);
+
+/// One node's NICs as NCCL's ring search across nodes sees them (ncclTopoCompute with NET nodes).
+/// Counted, not searched: a ring enters the node through a NIC and leaves through the same one
+/// (crossNic 0; NCCL_CROSS_NIC=1 lets it leave by another, which changes no count here), taking its
+/// bandwidth from each direction, and NCCL's greedy search adds rings while a NIC has that much left.
+/// The GPUs are assumed to carry whatever the NICs do (NVLink or NVSwitch inside, PXN where a NIC is
+/// far from the ring's end GPUs), so the NICs alone decide the count.
+struct NcclNet {
+  /// per NIC, the bandwidth of its path from the node's GPUs, GB/s in NCCL's units: the NIC's speed,
+  /// at most the PCIe links on the way (NCCL's path bandwidth is its narrowest link)
+  std::vector<float> nic_gbytes;
+  float total_gbytes = 0.0f;      ///< system->totalBw (a GPU's NVLink or PCIe); +inf for one GPU
+  std::span<const float> speeds;  ///< the search's inter speed array (nccl_inter_speeds)
+  int max_channels = 16;          ///< the ring graph's maxChannels: MAXCHANNELS / 2 (init.cc)
+  int min_compute_capability = 80;
+};
+
+/// The ring graph's channel count and per-channel bandwidth across nodes (after ncclTopoDupChannels
+/// and pass 2's faster speeds); 0 channels where no NIC reaches the slowest speed.
+struct NcclNetGraph {
+  int channels = 0;
+  float bw = 0.0f;  ///< bwIntra = bwInter, GB/s
+};
+NcclNetGraph nccl_search_net_rings(const NcclNet& net);
+
+/// speedArrayInter, sm90SpeedArrayInter, sm100SpeedArrayInter of search.cc (v2.28.9), GB/s.
+std::span<const float> nccl_inter_speeds(int min_compute_capability);
 
 }  // namespace ringlab::sim::detail

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -868,6 +869,26 @@ Bandwidth nic_network_bandwidth(const Topology& topology, DeviceId nic) {
   return out;
 }
 
+/// MAXCHANNELS of the release (src/include/device.h).
+int maxchannels(const NcclEnv& env) {
+  return env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251 : kMaxChannelsBefore2251;
+}
+
+int compute_capability(GpuModel gpu) {
+  return gpu == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(gpu).sm;
+}
+
+/// A GPU's or NIC's widest PCIe link, GB/s in NCCL's units (0: none).
+double pcie_gbytes(const Topology& topology, DeviceId device) {
+  double widest = 0.0;
+  for (const Adjacency& adj : topology.neighbors(device)) {
+    const Link& link = topology.link(adj.link);
+    if (link_family(link.kind) == LinkFamily::Pcie)
+      widest = std::max(widest, gbytes(link.bandwidth * nccl_link_goodput(link.kind)));
+  }
+  return widest;
+}
+
 /// NVLS-Tree's preconditions and head bandwidth (NcclModel::nvls_tree, nvls_head_gbytes): every host
 /// of the ranks reduces on an NVSwitch of its own (Hopper or newer), and each of its GPUs reaches
 /// NICs of its own; a head's network path is those NICs together, at most its PCIe link in NCCL's
@@ -891,12 +912,7 @@ void nvls_tree_network(const Topology& topology, std::span<const DeviceId> ranks
       double nics = 0.0;
       for (int rail : nearest_rails(topology, gpu, it->second.nics))
         nics += gbytes(nic_network_bandwidth(topology, it->second.nics[std::size_t(rail)]));
-      double pcie = 0.0;
-      for (const Adjacency& adj : topology.neighbors(gpu)) {
-        const Link& link = topology.link(adj.link);
-        if (link_family(link.kind) == LinkFamily::Pcie)
-          pcie = std::max(pcie, gbytes(link.bandwidth * nccl_link_goodput(link.kind)));
-      }
+      const double pcie = pcie_gbytes(topology, gpu);
       const double head = pcie > 0 ? std::min(nics, pcie) : nics;
       slowest = first ? head : std::min(slowest, head);
       first = false;
@@ -926,6 +942,70 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
     for (const NcclPath t : nearest) worst = std::max(worst, t);
   }
   return worst;
+}
+
+/// The channels NCCL gives a communicator across nodes (nccl_search.hpp NcclNet): its ring graph
+/// searched on each host's NICs, the fewest over the hosts (init.cc takes the minimum of every
+/// rank's graph), doubled at connection (ncclTopoPostset), and doubled again on Hopper and newer
+/// where a ring channel runs above 45 GB/s ("Use 4 compute channels per search channel to reach peak
+/// BW on <8 PPN": 2.18.1-2.19 while the doubled count fits in MAXCHANNELS; from 2.20.3 only below
+/// 16 channels; sm_90 exactly until 2.25.1, sm_90 and newer from it). nullopt where a host has no
+/// NIC, more than 64 GPUs, or no NIC reaches the search's slowest speed.
+std::optional<int> net_ring_channels(const Topology& topology, std::span<const DeviceId> ranks,
+                                     const HostGroups& groups, const HostNetworks& networks, const NcclEnv& env) {
+  constexpr int kHopperDoubleBelow16Version = 22003;  // v2.20.3: "nChannels < 16"
+  constexpr int kHopperDoubleSm90PlusVersion = 22501;  // v2.25.1: minCompCap >= 90 (== 90 before)
+  constexpr float kHopperDoubleMinBw = 45.0f;
+  constexpr int kHopperDoubleBelow = 16;
+  int cc = INT32_MAX;
+  for (const DeviceId r : ranks) cc = std::min(cc, compute_capability(topology.device(r).gpu_model));
+  std::optional<detail::NcclNetGraph> fewest;
+  for (std::size_t g = 0; g < groups.host.size(); ++g) {
+    const auto it = networks.find(groups.host[g]);
+    if (groups.host[g] == kNoHost || it == networks.end() || it->second.nics.empty()) return std::nullopt;
+    if (groups.members[g].size() > std::size_t(kMaxMeshGpus)) return std::nullopt;
+    detail::NcclNet net;
+    double gpu_pcie = 0.0, total = 0.0;  // ncclTopoSearchInit's totalBw: a GPU's NVLink or PCIe
+    for (const int r : groups.members[g]) {
+      const DeviceId gpu = ranks[std::size_t(r)];
+      const double pcie = pcie_gbytes(topology, gpu);
+      double nvlink = 0.0;
+      for (const Adjacency& adj : topology.neighbors(gpu))
+        if (const Link& link = topology.link(adj.link); is_nvlink(link.kind))
+          nvlink += link.lanes * nccl_nvlink_link_gbytes(link.kind);
+      gpu_pcie = std::max(gpu_pcie, pcie);
+      total = std::max({total, pcie, nvlink});
+    }
+    for (const DeviceId nic : it->second.nics) {
+      double path = gbytes(nic_network_bandwidth(topology, nic));
+      for (const double pcie : {pcie_gbytes(topology, nic), gpu_pcie})
+        if (pcie > 0.0) path = std::min(path, pcie);
+      net.nic_gbytes.push_back(float(path));
+    }
+    // One GPU: NCCL scales totalBw by ngpus / (ngpus - 1), which is infinite.
+    net.total_gbytes = groups.members[g].size() == 1 ? std::numeric_limits<float>::infinity() : float(total);
+    net.speeds = detail::nccl_inter_speeds(cc);
+    net.max_channels = maxchannels(env) / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
+    net.min_compute_capability = cc;
+    const detail::NcclNetGraph graph = detail::nccl_search_net_rings(net);
+    if (graph.channels == 0) return std::nullopt;
+    if (!fewest) fewest = graph;
+    fewest->channels = std::min(fewest->channels, graph.channels);
+    fewest->bw = std::min(fewest->bw, graph.bw);
+  }
+  if (!fewest) return std::nullopt;
+  const int most = maxchannels(env);
+  int channels = std::min(most, kPostsetDuplication * fewest->channels);
+  const bool newest = env.version <= 0;
+  const bool hopper = newest || env.version >= kHopperDoubleSm90PlusVersion ? cc >= 90 : cc == 90;
+  if (hopper && fewest->bw > kHopperDoubleMinBw) {
+    if (!newest && env.version < kHopperDoubleBelow16Version) {
+      if (2 * channels <= most) channels *= 2;
+    } else if (channels < kHopperDoubleBelow) {
+      channels *= 2;
+    }
+  }
+  return channels;
 }
 
 /// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink, or all behind
@@ -959,7 +1039,7 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   for (std::size_t k = 0; k < n; ++k) {
     const DeviceId gpu = ranks[std::size_t(order[k])];
     const Device& dev = topology.device(gpu);
-    cc = std::min(cc, dev.gpu_model == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(dev.gpu_model).sm);
+    cc = std::min(cc, compute_capability(dev.gpu_model));
     for (const Adjacency& adj : topology.neighbors(gpu)) {
       const Link& link = topology.link(adj.link);
       if (!is_nvlink(link.kind)) {
@@ -989,9 +1069,7 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
   }
   mesh.min_compute_capability = cc;
   mesh.speeds = detail::nccl_intra_speeds(cc);
-  const int max_channels = env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251
-                                                                                   : kMaxChannelsBefore2251;
-  mesh.max_channels = max_channels / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
+  mesh.max_channels = maxchannels(env) / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
   const bool switched = !mesh.switch_gbytes.empty();
   return MeshRings{std::move(order), detail::nccl_search_mesh_rings(mesh), switched};
 }
@@ -1001,8 +1079,7 @@ std::optional<MeshRings> nvlink_mesh_rings(const Topology& topology, std::span<c
 /// channels, then duplicate them"; init.cc sets minCTAs above maxCTAs to maxCTAs), within the
 /// release's MAXCHANNELS.
 int bounded_channels(int channels, const NcclEnv& env) {
-  const int most = env.version <= 0 || env.version >= kMaxChannels64Version ? kMaxChannelsFrom2251
-                                                                            : kMaxChannelsBefore2251;
+  const int most = maxchannels(env);
   int min_ctas = std::min(env.min_ctas, most);
   const int max_ctas = std::min(env.max_ctas, most);
   if (max_ctas > 0 && min_ctas > max_ctas) min_ctas = max_ctas;
@@ -1100,6 +1177,9 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
   if (m.nodes == 1)
     if (const auto mesh = nvlink_mesh_rings(topology, ranks, env))
       m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
+  // EFA keeps the stand-in: aws-ofi-nccl presents its rails to NCCL grouped into devices of its own.
+  if (m.nodes > 1 && !m.efa)
+    if (const auto channels = net_ring_channels(topology, ranks, groups, networks, env)) m.channels = *channels;
   m.channels = bounded_channels(m.channels, env);
   m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
   m.nvls_tree = m.nvls_tree && env.nvls && env.p2p && m.nvlink;
