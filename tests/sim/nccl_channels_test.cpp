@@ -464,8 +464,9 @@ TEST_CASE("nccl ring broadcast and reduce under LL and LL128 pay their chain's h
 TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the links allow", "[nccl][channels][tree]") {
   // The flows alone give the tree busbw 397 GB/s (the test above), algBw 212 GB/s. NCCL's model
   // runs the tree at 0.92 of its channels' bandwidth, min(18 x 20.6 NVLink, 2 x 400 network) GB/s
-  // on two nodes, and counts every byte up and down: algBw = 0.5 x 0.92 x 370.8 = 170.6 GB/s. The
-  // slower of the two is the time: NCCL's latency + M / 170.6 GB/s.
+  // on two nodes, at most perChMaxTreeBws[Hopper][N2] 41.4 GB/s per graph channel (8: one per NIC),
+  // and counts every byte up and down: algBw = 0.5 x min(0.92 x 370.8, 8 x 41.4) = 165.6 GB/s. The
+  // slower of the two is the time: NCCL's latency + M / 165.6 GB/s.
   const Topology t = dgx_h100_cluster(2, FabricKind::SingleSwitch);
   CollectiveRequest request = nccl_request(t, 4_GiB);
   request.nccl_env.algorithms.fill(NcclEnable::Off);
@@ -474,7 +475,7 @@ TEST_CASE("nccl tree on two DGX H100: NCCL's tree rate is a floor on what the li
   REQUIRE(out.applicable());
   REQUIRE(out.algorithm == Algorithm::Tree);
   const NcclChoice c = nccl_choose(t, t.gpus(), Collective::AllReduce, 4_GiB, {}, request.nccl_env);
-  const double algbw = 0.5 * 0.92 * 18 * 20.6e9;
+  const double algbw = 0.5 * std::min(0.92 * 18 * 20.6e9, 8 * 41.4e9);
   CHECK(out.result->time.seconds() == Approx(c.latency.seconds() + double(request.message.count()) / algbw).epsilon(1e-9));
 }
 

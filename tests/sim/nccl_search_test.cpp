@@ -171,8 +171,12 @@ NcclNet nics(int count, float path, int cc, float total, int max_channels = 16) 
 TEST_CASE("nccl ring search across nodes: one ring per NIC at the fastest speed the paths allow", "[nccl][search]") {
   // HGX H100: 8 NDR NICs (400 Gb/s: 50 GB/s) on PCIe gen5 x16 (48 in NCCL's units); totalBw is a
   // GPU's NVLink, 18 x 20.6 = 370.8. sm90 speed 48 fits each NIC once: 8 x 48 = 384 >= 370.8, done;
-  // no duplication on Hopper at 48 < 50 with more than 4 channels.
-  NcclNetGraph g = nccl_search_net_rings(nics(8, 48.0f, 90, 370.8f));
+  // no duplication on Hopper at 48 < 50 with more than 4 channels. Inside, each GPU's NVLink carries
+  // the 7 rings it neither enters nor leaves by: 7 x 48 = 336 <= 370.8.
+  NcclNet h100 = nics(8, 48.0f, 90, 370.8f);
+  h100.gpus = 8;
+  h100.nvlink_gbytes = 370.8f;
+  NcclNetGraph g = nccl_search_net_rings(h100);
   CHECK(g.channels == 8);
   CHECK(g.bw == 48.0f);
   // DGX A100: 8 HDR NICs (25 GB/s) on PCIe gen4 (24). Speed 24 gives 8 x 24 = 192 < 240 (12 x 20):
@@ -198,6 +202,16 @@ TEST_CASE("nccl ring search across nodes: one ring per NIC at the fastest speed 
   g = nccl_search_net_rings(nics(2, 100.0f, 100, 720.0f));
   CHECK(g.channels == 4);
   CHECK(g.bw == 48.0f);
+  // 64 GB200 of an NVLink domain with a 400 Gb/s NIC each (48 on PCIe gen5), NVLink 721.8 each way:
+  // the NICs would take 32 rings (maxChannels) at 48, but a GPU's NVLink carries r - r / 64 of r
+  // rings: 15 at 48 (720); 16 at 45.1 (721.6) is more, 17 x 42, 18 x 40, 24 x 30, 30 x 24 are not,
+  // 22 / 45.1 < .49 stops. No duplication at 45.1 < 50 with 16 > 4; pass 2 fits 15 < 16 at 48.
+  NcclNet nvl = nics(64, 48.0f, 100, 721.8f, 32);
+  nvl.gpus = 64;
+  nvl.nvlink_gbytes = 721.8f;
+  g = nccl_search_net_rings(nvl);
+  CHECK(g.channels == 16);
+  CHECK(g.bw == 45.1f);
   // No NIC reaches the slowest speed: no graph.
   CHECK(nccl_search_net_rings(nics(4, 0.1f, 80, 240.0f)).channels == 0);
 }

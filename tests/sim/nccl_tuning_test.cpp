@@ -1065,3 +1065,19 @@ TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and 
   // at 24 GB/s Hopper's rule does not apply.
   CHECK(channels(NodeTemplate::GcpA3Ultra, 1, 1, "") == 4);
 }
+
+TEST_CASE("nccl: the tuning caps bandwidth per graph channel, not per connected channel", "[nccl]") {
+  // Two DGX A100: the graph's 8 channels (one per HDR NIC) become 16 at connection, but tuning.cc
+  // caps the tree at perChMaxTreeBws[Ampere][N2] 23.6 GB/s x graphs[TREE]->nChannels: busBw =
+  // min(0.92 x 240, 8 x 23.6) = 188.8 GB/s, algBw half of it.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node = node_template(NodeTemplate::DgxA100);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const NcclModel m = nccl_model(t, t.gpus());
+  CHECK(m.graph_channels == 8);
+  CHECK(m.channels == 16);
+  const NcclEstimate tree = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Tree, Protocol::Simple);
+  CHECK(tree.bandwidth.bytes_per_second() == Approx(0.5 * 8 * 23.6e9));
+}

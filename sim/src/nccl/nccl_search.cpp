@@ -330,6 +330,9 @@ int net_rings(const NcclNet& net, float speed) {
   int rings = 0;
   for (const float bw : net.nic_gbytes)
     for (float left = bw; left >= speed && rings < net.max_channels; left = sub_round(left, speed)) ++rings;
+  if (net.gpus < 2 || net.nvlink_gbytes <= 0.0f) return rings;
+  const auto fits = [&](int r) { return float(r - r / net.gpus) * speed <= net.nvlink_gbytes; };
+  while (rings > 0 && !fits(rings)) --rings;
   return rings;
 }
 }  // namespace

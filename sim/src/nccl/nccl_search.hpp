@@ -55,13 +55,17 @@ std::span<const float> nccl_intra_speeds(int min_compute_capability);
 /// Counted, not searched: a ring enters the node through a NIC and leaves through the same one
 /// (crossNic 0; NCCL_CROSS_NIC=1 lets it leave by another, which changes no count here), taking its
 /// bandwidth from each direction, and NCCL's greedy search adds rings while a NIC has that much left.
-/// The GPUs are assumed to carry whatever the NICs do (NVLink or NVSwitch inside, PXN where a NIC is
-/// far from the ring's end GPUs), so the NICs alone decide the count.
+/// Inside, a ring crosses every GPU's NVLink once each way except where it enters (from a NIC) and
+/// leaves (to one); the search spreads entries and exits over the GPUs, so R rings load a GPU's
+/// NVLink with R - floor(R / gpus) of them. Which GPU pairs a mesh's rings take, and PCIe between
+/// GPUs, are not checked (PXN where a NIC is far from a ring's end GPU is taken as found).
 struct NcclNet {
   /// per NIC, the bandwidth of its path from the node's GPUs, GB/s in NCCL's units: the NIC's speed,
   /// at most the PCIe links on the way (NCCL's path bandwidth is its narrowest link)
   std::vector<float> nic_gbytes;
   float total_gbytes = 0.0f;      ///< system->totalBw (a GPU's NVLink or PCIe); +inf for one GPU
+  int gpus = 1;                   ///< the node's GPUs (ranks)
+  float nvlink_gbytes = 0.0f;     ///< each GPU's NVLink each way, the fewest; 0: none (not checked)
   std::span<const float> speeds;  ///< the search's inter speed array (nccl_inter_speeds)
   int max_channels = 16;          ///< the ring graph's maxChannels: MAXCHANNELS / 2 (init.cc)
   int min_compute_capability = 80;

@@ -635,10 +635,12 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const int node_col = m.nodes <= 2 ? m.nodes - 1 : 2;
   const int ll_row = m.nodes == 1 ? gen : m.cpu_vendor == CpuVendor::Intel || m.cpu_vendor == CpuVendor::Other ? 0 : 1;
   const double ppn = double(m.ranks) / m.nodes;
-  const double channels = m.channels;
+  // busBw = graphs[a]->nChannels x the graph's bw, capped per graph channel (tuning.cc)
+  const double channels = m.graph_channels > 0 ? m.graph_channels : m.channels;
   const double intra = nccl_intra_gbytes(m) / channels;
   const double inter = m.nodes > 1 ? gbytes(m.inter) / channels : intra;
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
+  if (a == NcclAlgorithm::Ring && m.ring_graph_gbytes > 0.0) bw = m.ring_graph_gbytes;
   // PAT runs on the tree graph (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph).
   if ((a == NcclAlgorithm::Tree || a == NcclAlgorithm::Pat) && m.nodes == 2)
     bw = std::min(intra, kTreeIntraOverInter * inter);
@@ -946,13 +948,19 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
 
 /// The channels NCCL gives a communicator across nodes (nccl_search.hpp NcclNet): its ring graph
 /// searched on each host's NICs, the fewest over the hosts (init.cc takes the minimum of every
-/// rank's graph), doubled at connection (ncclTopoPostset), and doubled again on Hopper and newer
+/// rank's graph, and of the ring and tree graphs: ringlab takes the tree's as the ring's), doubled at connection (ncclTopoPostset), and doubled again on Hopper and newer
 /// where a ring channel runs above 45 GB/s ("Use 4 compute channels per search channel to reach peak
 /// BW on <8 PPN": 2.18.1-2.19 while the doubled count fits in MAXCHANNELS; from 2.20.3 only below
 /// 16 channels; sm_90 exactly until 2.25.1, sm_90 and newer from it). nullopt where a host has no
-/// NIC, more than 64 GPUs, or no NIC reaches the search's slowest speed.
-std::optional<int> net_ring_channels(const Topology& topology, std::span<const DeviceId> ranks,
-                                     const HostGroups& groups, const HostNetworks& networks, const NcclEnv& env) {
+/// NIC, more than 64 GPUs or GPUs with neither PCIe nor NVLink, or no NIC reaches the search's
+/// slowest speed.
+struct NetChannels {
+  int graph_channels = 0;  ///< the ring graph's, fewest over the hosts
+  double graph_gbytes = 0;  ///< its bandwidth per channel, the lowest over the hosts
+  int channels = 0;        ///< comm->nChannels after ncclTopoPostset
+};
+std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<const DeviceId> ranks,
+                                          const HostGroups& groups, const HostNetworks& networks, const NcclEnv& env) {
   constexpr int kHopperDoubleBelow16Version = 22003;  // v2.20.3: "nChannels < 16"
   constexpr int kHopperDoubleSm90PlusVersion = 22501;  // v2.25.1: minCompCap >= 90 (== 90 before)
   constexpr float kHopperDoubleMinBw = 45.0f;
@@ -966,6 +974,7 @@ std::optional<int> net_ring_channels(const Topology& topology, std::span<const D
     if (groups.members[g].size() > std::size_t(kMaxMeshGpus)) return std::nullopt;
     detail::NcclNet net;
     double gpu_pcie = 0.0, total = 0.0;  // ncclTopoSearchInit's totalBw: a GPU's NVLink or PCIe
+    double fewest_nvlink = std::numeric_limits<double>::infinity();
     for (const int r : groups.members[g]) {
       const DeviceId gpu = ranks[std::size_t(r)];
       const double pcie = pcie_gbytes(topology, gpu);
@@ -975,7 +984,11 @@ std::optional<int> net_ring_channels(const Topology& topology, std::span<const D
           nvlink += link.lanes * nccl_nvlink_link_gbytes(link.kind);
       gpu_pcie = std::max(gpu_pcie, pcie);
       total = std::max({total, pcie, nvlink});
+      fewest_nvlink = std::min(fewest_nvlink, nvlink);
     }
+    if (total <= 0.0) return std::nullopt;  // GPUs on neither PCIe nor NVLink: nothing NCCL's search reads
+    net.gpus = int(groups.members[g].size());
+    net.nvlink_gbytes = float(fewest_nvlink);
     for (const DeviceId nic : it->second.nics) {
       double path = gbytes(nic_network_bandwidth(topology, nic));
       for (const double pcie : {pcie_gbytes(topology, nic), gpu_pcie})
@@ -1005,7 +1018,7 @@ std::optional<int> net_ring_channels(const Topology& topology, std::span<const D
       channels *= 2;
     }
   }
-  return channels;
+  return NetChannels{fewest->channels, fewest->bw, channels};
 }
 
 /// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink, or all behind
@@ -1175,11 +1188,18 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     m.channels = std::min(kMaxChannels, per_nic * m.nics);
   }
   if (m.nodes == 1)
-    if (const auto mesh = nvlink_mesh_rings(topology, ranks, env))
+    if (const auto mesh = nvlink_mesh_rings(topology, ranks, env)) {
+      m.graph_channels = mesh->graph.channels;
+      m.ring_graph_gbytes = mesh->graph.bw_intra;
       m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
+    }
   // EFA keeps the stand-in: aws-ofi-nccl presents its rails to NCCL grouped into devices of its own.
   if (m.nodes > 1 && !m.efa)
-    if (const auto channels = net_ring_channels(topology, ranks, groups, networks, env)) m.channels = *channels;
+    if (const auto net = net_ring_graph(topology, ranks, groups, networks, env)) {
+      m.graph_channels = net->graph_channels;
+      m.ring_graph_gbytes = net->graph_gbytes;
+      m.channels = net->channels;
+    }
   m.channels = bounded_channels(m.channels, env);
   m.nvls = m.nvls && env.nvls && env.p2p;  // NVLS maps peers over NVLink: not without P2P
   m.nvls_tree = m.nvls_tree && env.nvls && env.p2p && m.nvlink;

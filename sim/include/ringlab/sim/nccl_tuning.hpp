@@ -31,7 +31,13 @@ namespace ringlab::sim {
 struct NcclModel {
   int ranks = 1;
   int nodes = 1;                     ///< distinct hosts among the ranks
-  int channels = 1;                  ///< NCCL channels (nChannels)
+  int channels = 1;                  ///< NCCL channels (comm->nChannels)
+  /// The ring and tree graphs' channels as NCCL's tuning reads them (graphs[a]->nChannels: the
+  /// search's, before ncclTopoPostset doubles them into `channels`); 0: the same as `channels`.
+  int graph_channels = 0;
+  /// The ring graph's bandwidth per channel (bwIntra, = bwInter across nodes), GB/s in NCCL's units;
+  /// 0: not searched (the ranks' NVLink or network split over the channels stands in).
+  double ring_graph_gbytes = 0.0;
   bool nvlink = false;               ///< every rank's GPU has NVLink (intra hw NVLINK, else PCI)
   bool nvswitch = false;             ///< every rank's GPU is on an NVSwitch (NCCL's nvsCount > 0)
   bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
