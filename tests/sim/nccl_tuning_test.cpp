@@ -1064,6 +1064,14 @@ TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and 
   // One H100 and one 400 Gb/s NIC per node: 1 x 48 duplicated to 2 x 24, 4 after connection, and
   // at 24 GB/s Hopper's rule does not apply.
   CHECK(channels(NodeTemplate::GcpA3Ultra, 1, 1, "") == 4);
+  // EFA with more NICs than GPUs (p5: 32 x 100 Gb/s for 8 H100): aws-ofi-nccl's RDMA protocol shows
+  // NCCL one device of 4 rails per GPU (50 GB/s, 48 on the GPU's PCIe gen5), so NCCL sees a DGX H100's
+  // 8 x 48 graph. With fewer NICs than GPUs (p4de: 4 x 100 Gb/s for 8 A100) each NIC is a device:
+  // 4 rings at 12 GB/s (totalBw 240: 6 fits twice per NIC, 8 x 6 is not more; 5 / 12 < .49 stops),
+  // 8 after connection.
+  CHECK(channels(NodeTemplate::AwsP5, 0, 0, "2.18.5") == 32);
+  CHECK(channels(NodeTemplate::AwsP5, 0, 0, "") == 16);
+  CHECK(channels(NodeTemplate::AwsP4de, 0, 0, "") == 8);
 }
 
 TEST_CASE("nccl: the tuning caps bandwidth per graph channel, not per connected channel", "[nccl]") {

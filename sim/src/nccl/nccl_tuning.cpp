@@ -989,11 +989,22 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
     if (total <= 0.0) return std::nullopt;  // GPUs on neither PCIe nor NVLink: nothing NCCL's search reads
     net.gpus = int(groups.members[g].size());
     net.nvlink_gbytes = float(fewest_nvlink);
-    for (const DeviceId nic : it->second.nics) {
-      double path = gbytes(nic_network_bandwidth(topology, nic));
-      for (const double pcie : {pcie_gbytes(topology, nic), gpu_pcie})
-        if (pcie > 0.0) path = std::min(path, pcie);
-      net.nic_gbytes.push_back(float(path));
+    const std::size_t gpus = groups.members[g].size();
+    const std::vector<DeviceId>& nics = it->second.nics;
+    if (it->second.efa && gpus < nics.size()) {
+      // aws-ofi-nccl's RDMA protocol (EFA with more NICs than GPUs, v1.8.1 on): the NICs near each GPU
+      // become one NCCL device of their summed speed, its PCIe link reported as wide (nccl_ofi_topo,
+      // nccl_ofi_rdma get_properties: port_speed x max_group_size). ringlab splits the NICs evenly.
+      const std::size_t rails = (nics.size() + gpus - 1) / gpus;
+      const double device = double(rails) * gbytes(nic_network_bandwidth(topology, nics.front()));
+      net.nic_gbytes.assign(gpus, float(gpu_pcie > 0.0 ? std::min(device, gpu_pcie) : device));
+    } else {
+      for (const DeviceId nic : nics) {
+        double path = gbytes(nic_network_bandwidth(topology, nic));
+        for (const double pcie : {pcie_gbytes(topology, nic), gpu_pcie})
+          if (pcie > 0.0) path = std::min(path, pcie);
+        net.nic_gbytes.push_back(float(path));
+      }
     }
     // One GPU: NCCL scales totalBw by ngpus / (ngpus - 1), which is infinite.
     net.total_gbytes = groups.members[g].size() == 1 ? std::numeric_limits<float>::infinity() : float(total);
@@ -1193,8 +1204,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
       m.ring_graph_gbytes = mesh->graph.bw_intra;
       m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
     }
-  // EFA keeps the stand-in: aws-ofi-nccl presents its rails to NCCL grouped into devices of its own.
-  if (m.nodes > 1 && !m.efa)
+  if (m.nodes > 1)
     if (const auto net = net_ring_graph(topology, ranks, groups, networks, env)) {
       m.graph_channels = net->graph_channels;
       m.ring_graph_gbytes = net->graph_gbytes;
