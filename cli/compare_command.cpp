@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/result_json.hpp"
 #include "ringlab/topology/error.hpp"
+#include "ringlab/topology/topology.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -66,6 +68,7 @@ void print_nccl_tuning_logs(const Scenario& scenario, const std::vector<sim::Res
 struct NcclModelLine {
   int ranks;
   std::string summary;
+  int channels;  ///< the channels NCCL's model connects (comm->nChannels)
 };
 std::vector<NcclModelLine> nccl_model_lines(const Scenario& scenario, const std::vector<sim::Result>& measured,
                                             const sim::PredictOptions& options) {
@@ -76,8 +79,27 @@ std::vector<NcclModelLine> nccl_model_lines(const Scenario& scenario, const std:
     const std::optional<sim::RankOrder> order = run_order(scenario, run.ranks, options);
     if (!order) continue;
     done.push_back(run.ranks);
-    std::string summary = sim::nccl_model_summary(scenario.cluster, order->ranks, options.nccl_env);
-    if (!summary.empty()) lines.push_back(NcclModelLine{run.ranks, std::move(summary)});
+    std::optional<Topology> view;
+    try {
+      view = sim::nccl_view(scenario.cluster, order->ranks, options.nccl_env);
+    } catch (const std::invalid_argument&) {
+      continue;  // NCCL's view cannot be built: the prediction says why
+    }
+    const sim::NcclModel model = sim::nccl_model(view ? *view : scenario.cluster, order->ranks, options.nccl_env);
+    lines.push_back(NcclModelLine{run.ranks, sim::nccl_model_summary(model), model.channels});
+  }
+  return lines;
+}
+
+/// "# nccl log: N coll channels" per count NCCL logged, with the model's where one rank count was
+/// predicted and it connects another.
+std::vector<std::string> logged_channel_lines(const std::vector<int>& logged, const std::vector<NcclModelLine>& models) {
+  std::vector<std::string> lines;
+  for (const int n : logged) {
+    std::string line = "# nccl log: " + std::to_string(n) + " coll channels";
+    if (models.size() == 1 && models.front().channels != n)
+      line += " (the model above connects " + std::to_string(models.front().channels) + ")";
+    lines.push_back(std::move(line));
   }
   return lines;
 }
@@ -87,6 +109,7 @@ void run_compare(const CompareLine& c) {
   std::vector<sim::Result> predicted, measured;
   std::string title;
   std::vector<NcclModelLine> models;
+  std::vector<int> logged_channels;
   if (is_scenario_file(c.files[0])) {
     const Scenario scenario = load_scenario(c.files[0]);
     measured = load_all_measurements({c.files.begin() + 1, c.files.end()}, c.predict, &scenario);
@@ -96,6 +119,7 @@ void run_compare(const CompareLine& c) {
     if (options.algorithm == sim::Algorithm::Nccl) {
       print_nccl_tuning_logs(scenario, measured, options);
       models = nccl_model_lines(scenario, measured, options);
+      logged_channels = logged_coll_channels({c.files.begin() + 1, c.files.end()});
     } else {
       warn_no_tuning_log(options.nccl_env, "an algorithm other than nccl");
     }
@@ -113,12 +137,15 @@ void run_compare(const CompareLine& c) {
       nlohmann::ordered_json doc = sim::to_json(comparison);
       if (!models.empty()) {
         doc["nccl_models"] = nlohmann::ordered_json::array();
-        for (const NcclModelLine& m : models) doc["nccl_models"].push_back({{"ranks", m.ranks}, {"summary", m.summary}});
+        for (const NcclModelLine& m : models)
+          doc["nccl_models"].push_back({{"ranks", m.ranks}, {"summary", m.summary}, {"channels", m.channels}});
       }
+      if (!logged_channels.empty()) doc["nccl_logged_coll_channels"] = logged_channels;
       out << doc.dump(2) << '\n';
       return;
     }
     for (const NcclModelLine& m : models) out << "# nccl model (" << m.ranks << " ranks): " << m.summary << '\n';
+    for (const std::string& line : logged_channel_lines(logged_channels, models)) out << line << '\n';
     write_comparison_table(out, comparison);
   });
 }

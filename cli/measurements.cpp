@@ -160,6 +160,22 @@ void take_logged_nccl_settings(sim::NcclEnv& env, const std::vector<std::string>
 
 }  // namespace
 
+std::vector<int> logged_coll_channels(const std::vector<std::string>& paths) {
+  static const std::regex line_re(R"(NCCL INFO ([0-9]{1,4}) coll channels[, ])");
+  std::vector<int> out;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(" coll channels") == std::string::npos) continue;
+      std::smatch m;
+      if (!std::regex_search(line, m, line_re)) continue;
+      const int channels = std::stoi(m[1].str());
+      if (std::find(out.begin(), out.end(), channels) == out.end()) out.push_back(channels);
+    }
+  }
+  return out;
+}
+
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
                                     const std::vector<sim::Result>& measured, const std::vector<std::string>& paths) {
   sim::PredictOptions o;

@@ -42,4 +42,9 @@ std::vector<sim::Result> load_all_measurements(const std::vector<std::string>& p
 sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine& line,
                                     const std::vector<sim::Result>& measured, const std::vector<std::string>& paths);
 
+/// The channel counts NCCL's log in the text files of `paths` reports for its communicators ("NCCL
+/// INFO 32 coll channels, ..." at init, NCCL_DEBUG=INFO: src/init.cc), distinct, in order of
+/// appearance; empty where no such line is logged.
+std::vector<int> logged_coll_channels(const std::vector<std::string>& paths);
+
 }  // namespace ringlab::cli

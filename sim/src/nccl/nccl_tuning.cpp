@@ -1757,7 +1757,7 @@ constexpr int kNvlsCtasSm100MinVersion = 22600;
 std::string nccl_model_summary(const NcclModel& m) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  const int sm = m.gpu == GpuModel::Generic ? kGenericComputeCapability : gpu_spec(m.gpu).sm;
+  const int sm = compute_capability(m.gpu);
   if (m.nodes > 0 && m.ranks % m.nodes == 0) out << m.nodes << (m.nodes == 1 ? " node x " : " nodes x ") << m.ranks / m.nodes;
   else out << m.ranks << " ranks on " << m.nodes << " nodes,";
   out << ' ' << to_string(m.gpu) << " (sm " << sm << "), ";
