@@ -946,19 +946,20 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
   return worst;
 }
 
+struct NetChannels {
+  int graph_channels = 0;     ///< the ring graph's, fewest over the hosts
+  double graph_gbytes = 0.0;  ///< its bandwidth per channel, the lowest over the hosts
+  int channels = 0;           ///< comm->nChannels after ncclTopoPostset
+};
+
 /// The channels NCCL gives a communicator across nodes (nccl_search.hpp NcclNet): its ring graph
 /// searched on each host's NICs, the fewest over the hosts (init.cc takes the minimum of every
-/// rank's graph, and of the ring and tree graphs: ringlab takes the tree's as the ring's), doubled at connection (ncclTopoPostset), and doubled again on Hopper and newer
-/// where a ring channel runs above 45 GB/s ("Use 4 compute channels per search channel to reach peak
-/// BW on <8 PPN": 2.18.1-2.19 while the doubled count fits in MAXCHANNELS; from 2.20.3 only below
-/// 16 channels; sm_90 exactly until 2.25.1, sm_90 and newer from it). nullopt where a host has no
-/// NIC, more than 64 GPUs or GPUs with neither PCIe nor NVLink, or no NIC reaches the search's
-/// slowest speed.
-struct NetChannels {
-  int graph_channels = 0;  ///< the ring graph's, fewest over the hosts
-  double graph_gbytes = 0;  ///< its bandwidth per channel, the lowest over the hosts
-  int channels = 0;        ///< comm->nChannels after ncclTopoPostset
-};
+/// rank's graph, and of the ring and tree graphs: ringlab takes the tree's as the ring's), doubled
+/// at connection (ncclTopoPostset), and doubled again on Hopper and newer where a ring channel runs
+/// above 45 GB/s ("Use 4 compute channels per search channel to reach peak BW on <8 PPN": 2.18.1-2.19
+/// while the doubled count fits in MAXCHANNELS; from 2.20.3 only below 16 channels; sm_90 exactly
+/// until 2.25.1, sm_90 and newer from it). nullopt where a host has no NIC, more than 64 GPUs or
+/// GPUs on neither PCIe nor NVLink, or no NIC reaches the search's slowest speed.
 std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<const DeviceId> ranks,
                                           const HostGroups& groups, const HostNetworks& networks, const NcclEnv& env) {
   constexpr int kHopperDoubleBelow16Version = 22003;  // v2.20.3: "nChannels < 16"
@@ -987,10 +988,10 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
       fewest_nvlink = std::min(fewest_nvlink, nvlink);
     }
     if (total <= 0.0) return std::nullopt;  // GPUs on neither PCIe nor NVLink: nothing NCCL's search reads
-    net.gpus = int(groups.members[g].size());
-    net.nvlink_gbytes = float(fewest_nvlink);
     const std::size_t gpus = groups.members[g].size();
     const std::vector<DeviceId>& nics = it->second.nics;
+    net.gpus = int(gpus);
+    net.nvlink_gbytes = float(fewest_nvlink);
     if (it->second.efa && gpus < nics.size()) {
       // aws-ofi-nccl's RDMA protocol (EFA with more NICs than GPUs, v1.8.1 on): the NICs near each GPU
       // become one NCCL device of their summed speed, its PCIe link reported as wide (nccl_ofi_topo,
@@ -1007,7 +1008,7 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
       }
     }
     // One GPU: NCCL scales totalBw by ngpus / (ngpus - 1), which is infinite.
-    net.total_gbytes = groups.members[g].size() == 1 ? std::numeric_limits<float>::infinity() : float(total);
+    net.total_gbytes = gpus == 1 ? std::numeric_limits<float>::infinity() : float(total);
     net.speeds = detail::nccl_inter_speeds(cc);
     net.max_channels = maxchannels(env) / 2;  // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2
     net.min_compute_capability = cc;
@@ -1021,7 +1022,7 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
   const int most = maxchannels(env);
   int channels = std::min(most, kPostsetDuplication * fewest->channels);
   const bool newest = env.version <= 0;
-  const bool hopper = newest || env.version >= kHopperDoubleSm90PlusVersion ? cc >= 90 : cc == 90;
+  const bool hopper = (newest || env.version >= kHopperDoubleSm90PlusVersion) ? cc >= 90 : cc == 90;
   if (hopper && fewest->bw > kHopperDoubleMinBw) {
     if (!newest && env.version < kHopperDoubleBelow16Version) {
       if (2 * channels <= most) channels *= 2;
