@@ -1,12 +1,16 @@
 // Shared by compare and calibrate (measurements.hpp).
 #include "measurements.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <regex>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "names.hpp"
 #include "nccl_env_options.hpp"
@@ -102,6 +106,20 @@ void take_measured_nccl_version(sim::NcclEnv& env, const std::vector<sim::Result
               << "; predicting with the NCCL version the scenario or --nccl-env sets\n";
 }
 
+/// Calls `f(match)` for each line of the files of `paths` that holds `needle` and matches `line_re`
+/// (the cheap substring test first: logs run to millions of lines).
+template <class F>
+void each_log_match(const std::vector<std::string>& paths, std::string_view needle, const std::regex& line_re, F&& f) {
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(needle) == std::string::npos) continue;
+      std::smatch m;
+      if (std::regex_search(line, m, line_re)) f(m);
+    }
+  }
+}
+
 /// NCCL's "NAME set by environment to VALUE" lines (NCCL_DEBUG=INFO: src/misc/param.cc, utils.cc;
 /// NCCL_PARAM integers end with '.') in the files of `paths`, once per name in order of appearance;
 /// a name the lines give different values is left out, with a warning.
@@ -110,19 +128,13 @@ std::vector<std::pair<std::string, std::string>> logged_nccl_settings(const std:
   static const std::regex integer_re(R"(-?[0-9]+\.)");
   std::vector<std::pair<std::string, std::string>> out;
   std::vector<std::string> conflicting;
-  for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    for (std::string line; std::getline(in, line);) {
-      if (line.find(" set by environment to ") == std::string::npos) continue;
-      std::smatch m;
-      if (!std::regex_search(line, m, line_re)) continue;
-      std::string value = m[2].str();
-      if (std::regex_match(value, integer_re)) value.pop_back();
-      const auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == m[1].str(); });
-      if (it == out.end()) out.emplace_back(m[1].str(), value);
-      else if (it->second != value) conflicting.push_back(it->first);
-    }
-  }
+  each_log_match(paths, " set by environment to ", line_re, [&](const std::smatch& m) {
+    std::string value = m[2].str();
+    if (std::regex_match(value, integer_re)) value.pop_back();
+    const auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == m[1].str(); });
+    if (it == out.end()) out.emplace_back(m[1].str(), value);
+    else if (it->second != value) conflicting.push_back(it->first);
+  });
   for (const std::string& name : conflicting) {
     std::erase_if(out, [&](const auto& s) { return s.first == name; });
     std::cerr << "ringlab: warning: the measured runs' NCCL log sets " << name << " to different values; left out\n";
@@ -163,16 +175,10 @@ void take_logged_nccl_settings(sim::NcclEnv& env, const std::vector<std::string>
 std::vector<int> logged_coll_channels(const std::vector<std::string>& paths) {
   static const std::regex line_re(R"(NCCL INFO ([0-9]{1,4}) coll channels[, ])");
   std::vector<int> out;
-  for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    for (std::string line; std::getline(in, line);) {
-      if (line.find(" coll channels") == std::string::npos) continue;
-      std::smatch m;
-      if (!std::regex_search(line, m, line_re)) continue;
-      const int channels = std::stoi(m[1].str());
-      if (std::find(out.begin(), out.end(), channels) == out.end()) out.push_back(channels);
-    }
-  }
+  each_log_match(paths, " coll channels", line_re, [&](const std::smatch& m) {
+    const int channels = std::stoi(m[1].str());
+    if (std::find(out.begin(), out.end(), channels) == out.end()) out.push_back(channels);
+  });
   return out;
 }
 

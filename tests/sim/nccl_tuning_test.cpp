@@ -51,6 +51,17 @@ NcclEstimate row(const std::vector<NcclEstimate>& rows, NcclAlgorithm a, Protoco
   return *it;
 }
 
+/// `nodes` catalogue nodes of `tmpl` (as edited by `edit`) behind one switch, or alone with 1 node.
+template <class Edit = void (*)(NodeSpec&)>
+Topology template_cluster(NodeTemplate tmpl, int nodes, Edit edit = [](NodeSpec&) {}) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node = node_template(tmpl);
+  edit(spec.node);
+  spec.fabric.kind = nodes > 1 ? FabricKind::SingleSwitch : FabricKind::None;
+  return make_cluster(spec);
+}
+
 /// An HGX-style host: 8 H100s on an NVSwitch with 18 NVLink4 links each, one NDR NIC per GPU;
 /// `nvls` marks the NVSwitches as reducing (NVLink SHARP, as on a DGX H100).
 Topology hgx_hosts(int hosts, std::vector<DeviceId>& gpus, bool nvls = false) {
@@ -742,11 +753,7 @@ TEST_CASE("nccl: EFA's network hop latency (aws-ofi-nccl's 20 us, +3 us for Simp
 
 TEST_CASE("nccl: EFA is read off the hosts' links (aws_p5 is EFA, DGX H100 is not)", "[nccl]") {
   for (const auto& [tmpl, efa] : {std::pair{NodeTemplate::AwsP5, true}, std::pair{NodeTemplate::DgxH100, false}}) {
-    ClusterSpec spec;
-    spec.nodes = 2;
-    spec.node = node_template(tmpl);
-    spec.fabric.kind = FabricKind::SingleSwitch;
-    const Topology t = make_cluster(spec);
+    const Topology t = template_cluster(tmpl, 2);
     const NcclModel m = nccl_model(t, t.gpus());
     CHECK(m.efa == efa);
     CHECK(m.nvlink_kind == LinkKind::NvLink4);
@@ -854,11 +861,7 @@ TEST_CASE("nccl: a DGX H100's per-call channels as NCCL 2.30.7 logs them", "[ncc
   // Published NCCL_DEBUG_SUBSYS=TUNING lines of all_reduce_perf on one 8x H100 node, NCCL 2.30.7
   // (blog post "Inside NCCL's all-reduce: ring, double binary tree, or neither?", 2026-08-02):
   // 4096 B RING LL {0..0}, 1 MiB RING LL {0..23}, 2 MiB NVLS SIMPLE {0..15}.
-  ClusterSpec spec;
-  spec.nodes = 1;
-  spec.node = node_template(NodeTemplate::DgxH100);
-  spec.fabric.kind = FabricKind::None;
-  const Topology t = make_cluster(spec);
+  const Topology t = template_cluster(NodeTemplate::DgxH100, 1);
   NcclEnv env;
   set_nccl_env(env, "version", "2.30.7");
   const NcclModel m = nccl_model(t, t.gpus(), env);
@@ -1037,17 +1040,13 @@ TEST_CASE("nccl: LL128 needs the GPU-NIC path (typeInter) within PXB, PXN from s
 
 TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and its postset doublings", "[nccl]") {
   const auto channels = [](NodeTemplate tmpl, int gpus, int nics, const char* version) {
-    ClusterSpec spec;
-    spec.nodes = 2;
-    spec.node = node_template(tmpl);
-    if (gpus > 0) {
-      spec.node.gpus = gpus;
-      spec.node.nics = nics;
-      spec.node.gpu_interconnect = GpuInterconnect::None;
-      spec.node.pcie_switches = 1;
-    }
-    spec.fabric.kind = FabricKind::SingleSwitch;
-    const Topology t = make_cluster(spec);
+    const Topology t = template_cluster(tmpl, 2, [&](NodeSpec& node) {
+      if (gpus == 0) return;
+      node.gpus = gpus;
+      node.nics = nics;
+      node.gpu_interconnect = GpuInterconnect::None;
+      node.pcie_switches = 1;
+    });
     NcclEnv env;
     if (*version) set_nccl_env(env, "version", version);
     return nccl_model(t, t.gpus(), env).channels;
@@ -1078,11 +1077,7 @@ TEST_CASE("nccl: the tuning caps bandwidth per graph channel, not per connected 
   // Two DGX A100: the graph's 8 channels (one per HDR NIC) become 16 at connection, but tuning.cc
   // caps the tree at perChMaxTreeBws[Ampere][N2] 23.6 GB/s x graphs[TREE]->nChannels: busBw =
   // min(0.92 x 240, 8 x 23.6) = 188.8 GB/s, algBw half of it.
-  ClusterSpec spec;
-  spec.nodes = 2;
-  spec.node = node_template(NodeTemplate::DgxA100);
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
+  const Topology t = template_cluster(NodeTemplate::DgxA100, 2);
   const NcclModel m = nccl_model(t, t.gpus());
   CHECK(m.graph_channels == 8);
   CHECK(m.channels == 16);
