@@ -6,7 +6,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +23,6 @@
 #include "ringlab/sim/rank_order.hpp"
 #include "ringlab/sim/result_json.hpp"
 #include "ringlab/topology/error.hpp"
-#include "ringlab/topology/topology.hpp"
 
 namespace ringlab::cli {
 namespace {
@@ -79,14 +77,8 @@ std::vector<NcclModelLine> nccl_model_lines(const Scenario& scenario, const std:
     const std::optional<sim::RankOrder> order = run_order(scenario, run.ranks, options);
     if (!order) continue;
     done.push_back(run.ranks);
-    std::optional<Topology> view;
-    try {
-      view = sim::nccl_view(scenario.cluster, order->ranks, options.nccl_env);
-    } catch (const std::invalid_argument&) {
-      continue;  // NCCL's view cannot be built: the prediction says why
-    }
-    const sim::NcclModel model = sim::nccl_model(view ? *view : scenario.cluster, order->ranks, options.nccl_env);
-    lines.push_back(NcclModelLine{run.ranks, sim::nccl_model_summary(model), model.channels});
+    const auto model = sim::nccl_cluster_model(scenario.cluster, order->ranks, options.nccl_env);
+    if (model) lines.push_back(NcclModelLine{run.ranks, sim::nccl_model_summary(*model), model->channels});
   }
   return lines;
 }

@@ -961,37 +961,28 @@ struct NetChannels {
 /// until 2.25.1, sm_90 and newer from it). nullopt where a host has no NIC, more than 64 GPUs or
 /// GPUs on neither PCIe nor NVLink, or no NIC reaches the search's slowest speed.
 std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<const DeviceId> ranks,
-                                          const HostGroups& groups, const HostNetworks& networks, const NcclEnv& env) {
+                                          const HostGroups& groups, const HostNetworks& networks, const NcclModel& m,
+                                          const NcclEnv& env) {
   constexpr int kHopperDoubleBelow16Version = 22003;  // v2.20.3: "nChannels < 16"
   constexpr int kHopperDoubleSm90PlusVersion = 22501;  // v2.25.1: minCompCap >= 90 (== 90 before)
   constexpr float kHopperDoubleMinBw = 45.0f;
   constexpr int kHopperDoubleBelow = 16;
-  int cc = INT32_MAX;
-  for (const DeviceId r : ranks) cc = std::min(cc, compute_capability(topology.device(r).gpu_model));
+  const int cc = compute_capability(m.gpu);
+  const double nvlink = m.nvlinks > 0 ? nccl_nvlink_gbytes(m) : 0.0;  // each GPU's, the fewest links
   std::optional<detail::NcclNetGraph> fewest;
   for (std::size_t g = 0; g < groups.host.size(); ++g) {
     const auto it = networks.find(groups.host[g]);
     if (groups.host[g] == kNoHost || it == networks.end() || it->second.nics.empty()) return std::nullopt;
     if (groups.members[g].size() > std::size_t(kMaxMeshGpus)) return std::nullopt;
     detail::NcclNet net;
-    double gpu_pcie = 0.0, total = 0.0;  // ncclTopoSearchInit's totalBw: a GPU's NVLink or PCIe
-    double fewest_nvlink = std::numeric_limits<double>::infinity();
-    for (const int r : groups.members[g]) {
-      const DeviceId gpu = ranks[std::size_t(r)];
-      const double pcie = pcie_gbytes(topology, gpu);
-      double nvlink = 0.0;
-      for (const Adjacency& adj : topology.neighbors(gpu))
-        if (const Link& link = topology.link(adj.link); is_nvlink(link.kind))
-          nvlink += link.lanes * nccl_nvlink_link_gbytes(link.kind);
-      gpu_pcie = std::max(gpu_pcie, pcie);
-      total = std::max({total, pcie, nvlink});
-      fewest_nvlink = std::min(fewest_nvlink, nvlink);
-    }
+    double gpu_pcie = 0.0;
+    for (const int r : groups.members[g]) gpu_pcie = std::max(gpu_pcie, pcie_gbytes(topology, ranks[std::size_t(r)]));
+    const double total = std::max(gpu_pcie, nvlink);  // ncclTopoSearchInit's totalBw: a GPU's NVLink or PCIe
     if (total <= 0.0) return std::nullopt;  // GPUs on neither PCIe nor NVLink: nothing NCCL's search reads
     const std::size_t gpus = groups.members[g].size();
     const std::vector<DeviceId>& nics = it->second.nics;
     net.gpus = int(gpus);
-    net.nvlink_gbytes = float(fewest_nvlink);
+    net.nvlink_gbytes = float(nvlink);
     if (it->second.efa && gpus < nics.size()) {
       // aws-ofi-nccl's RDMA protocol (EFA with more NICs than GPUs, v1.8.1 on): the NICs near each GPU
       // become one NCCL device of their summed speed, its PCIe link reported as wide (nccl_ofi_topo,
@@ -1206,7 +1197,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
       m.channels = std::min(kMaxChannels, kPostsetDuplication * mesh->graph.channels);
     }
   if (m.nodes > 1)
-    if (const auto net = net_ring_graph(topology, ranks, groups, networks, env)) {
+    if (const auto net = net_ring_graph(topology, ranks, groups, networks, m, env)) {
       m.graph_channels = net->graph_channels;
       m.ring_graph_gbytes = net->graph_gbytes;
       m.channels = net->channels;
@@ -1777,14 +1768,20 @@ std::string nccl_model_summary(const NcclModel& m) {
   return out.str();
 }
 
-std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env) {
+std::optional<NcclModel> nccl_cluster_model(const Topology& cluster, std::span<const DeviceId> ranks,
+                                            const NcclEnv& env) {
   std::optional<Topology> view;
   try {
     view = nccl_view(cluster, ranks, env);
   } catch (const std::invalid_argument&) {
-    return "";
+    return std::nullopt;
   }
-  return nccl_model_summary(nccl_model(view ? *view : cluster, ranks, env));
+  return nccl_model(view ? *view : cluster, ranks, env);
+}
+
+std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env) {
+  const std::optional<NcclModel> model = nccl_cluster_model(cluster, ranks, env);
+  return model ? nccl_model_summary(*model) : "";
 }
 
 std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {

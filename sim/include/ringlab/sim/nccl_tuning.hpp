@@ -188,6 +188,9 @@ std::string nccl_model_summary(const NcclModel& model);
 /// The same for the model NCCL builds for `ranks` under `env`, on the cluster as nccl_view leaves it;
 /// "" when NCCL would not run there (NCCL_IB_HCA leaves a host without a NIC).
 std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId> ranks, const NcclEnv& env);
+/// That model itself; nullopt when NCCL would not run there.
+std::optional<NcclModel> nccl_cluster_model(const Topology& cluster, std::span<const DeviceId> ranks,
+                                            const NcclEnv& env);
 
 /// True when ringlab can build NCCL algorithm `a` for `payload`: in-network reduction (CollNet,
 /// NVLS) reduces the gradient's own type, so it cannot carry a compressed payload.
