@@ -1073,6 +1073,38 @@ TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and 
   CHECK(channels(NodeTemplate::AwsP4de, 0, 0, "") == 8);
 }
 
+TEST_CASE("nccl: CollNet adds half the channels again at connection where the chain's NVLink allows", "[nccl]") {
+  // ncclTopoPostset: with CollNet on, comm->nChannels grows from n to n + n/2 where the chain graph's
+  // bwIntra exceeds its bwInter and a node holds more than one rank; before Hopper's doubling, which
+  // applies below 16 channels only (from 2.20.3) or while twice the count fits 32 (2.18-2.19).
+  const auto channels = [](NodeTemplate tmpl, int gpus, bool collnet, const char* version) {
+    ClusterSpec spec;
+    spec.nodes = 2;
+    spec.node = node_template(tmpl);
+    if (gpus > 0) spec.node.gpus = spec.node.nics = gpus;
+    spec.fabric.kind = FabricKind::SingleSwitch;
+    spec.fabric.in_network_reduction = true;  // SHARP
+    const Topology t = make_cluster(spec);
+    NcclEnv env;
+    if (*version) set_nccl_env(env, "version", version);
+    if (collnet) set_nccl_env(env, "NCCL_COLLNET_ENABLE", "1");
+    return nccl_model(t, t.gpus(), env).channels;
+  };
+  // Two DGX A100: 8 graph channels at 24 GB/s, 16 after connection; NVLink 240 / 8 = 30 > 24: 24.
+  CHECK(channels(NodeTemplate::DgxA100, 0, false, "") == 16);
+  CHECK(channels(NodeTemplate::DgxA100, 0, true, "") == 24);
+  // Two DGX H100: 8 x 48, 16 after connection; 48 GB/s is the fastest speed of Hopper's inter array,
+  // so pass 2 cannot raise bwIntra and the count stays as without CollNet (16; 32 under 2.19.3).
+  CHECK(channels(NodeTemplate::DgxH100, 0, true, "") == 16);
+  CHECK(channels(NodeTemplate::DgxH100, 0, true, "2.19.3") == 32);
+  // Two DGX B200: 8 x 48, 16 after connection (Hopper's rule wants fewer); Blackwell's array has 96
+  // above 48, and 7 chains of 96 GB/s fit a B200's 721.8 GB/s of NVLink: 24.
+  CHECK(channels(NodeTemplate::DgxB200, 0, false, "") == 16);
+  CHECK(channels(NodeTemplate::DgxB200, 0, true, "") == 24);
+  // One GPU a node: "except the 1 PPN case".
+  CHECK(channels(NodeTemplate::DgxA100, 1, true, "") == channels(NodeTemplate::DgxA100, 1, false, ""));
+}
+
 TEST_CASE("nccl: the tuning caps bandwidth per graph channel, not per connected channel", "[nccl]") {
   // Two DGX A100: the graph's 8 channels (one per HDR NIC) become 16 at connection, but tuning.cc
   // caps the tree at perChMaxTreeBws[Ampere][N2] 23.6 GB/s x graphs[TREE]->nChannels: busBw =

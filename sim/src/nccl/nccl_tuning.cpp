@@ -946,6 +946,19 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
   return worst;
 }
 
+/// Whether search pass 2 raises the CollNet chain graph's bwIntra above its bwInter (ncclTopoCompute,
+/// "increase bwIntra for trees (2 nodes or collnet)", tried while bwIntra is below twice bwInter):
+/// the next faster speed of the inter array, if every GPU's intra bandwidth carries it on each of the
+/// graph's channels (a
+/// chain crosses a GPU's links once each way, except at its two ends: channels - channels / gpus).
+/// The chain graph is taken to have the ring graph's channels at its speed (`bw`).
+bool chain_intra_raised(std::span<const float> speeds, int channels, float bw, int gpus, double intra_gbytes) {
+  const auto faster = std::find_if(speeds.rbegin(), speeds.rend(), [&](float s) { return s > bw; });
+  if (faster == speeds.rend()) return false;
+  const double load = double(channels) - double(channels) / std::max(1, gpus);
+  return load * *faster <= intra_gbytes;
+}
+
 struct NetChannels {
   int graph_channels = 0;     ///< the ring graph's, fewest over the hosts
   double graph_gbytes = 0.0;  ///< its bandwidth per channel, the lowest over the hosts
@@ -1012,6 +1025,13 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
   if (!fewest) return std::nullopt;
   const int most = maxchannels(env);
   int channels = std::min(most, kPostsetDuplication * fewest->channels);
+  // CollNet (ncclTopoPostset "Add more channels to saturate intra-node bandwidth, except the 1 PPN
+  // case", v2.18.1-v2.30.7): half as many again where the chain graph's bwIntra exceeds its bwInter,
+  // before Hopper's doubling, which then sees the larger count.
+  if (m.collnet && env.collnet && m.ranks > m.nodes &&
+      chain_intra_raised(detail::nccl_inter_speeds(cc), fewest->channels, fewest->bw, m.ranks / m.nodes,
+                         nccl_intra_gbytes(m)))
+    channels = std::min(most, channels + channels / 2);
   const bool newest = env.version <= 0;
   const bool hopper = (newest || env.version >= kHopperDoubleSm90PlusVersion) ? cc >= 90 : cc == 90;
   if (hopper && fewest->bw > kHopperDoubleMinBw) {
