@@ -1073,6 +1073,28 @@ TEST_CASE("nccl: the channels across nodes follow NCCL's search on the NICs and 
   CHECK(channels(NodeTemplate::AwsP4de, 0, 0, "") == 8);
 }
 
+TEST_CASE("nccl: the tree graph's bwIntra is the ring graph's speed raised by search pass 2", "[nccl]") {
+  // ncclTopoCompute pass 2 for trees: from the ring speed, the next faster speed of the inter array
+  // while bwIntra is below twice bwInter and each GPU's NVLink carries channels - channels/gpus chains.
+  const auto tree_intra = [](NodeTemplate tmpl, int gpus) {
+    const Topology t = template_cluster(tmpl, 2, [&](NodeSpec& node) {
+      if (gpus > 0) node.gpus = node.nics = gpus;
+    });
+    const NcclModel m = nccl_model(t, t.gpus(), NcclEnv{});
+    CHECK(m.ring_graph_gbytes > 0.0);
+    return m.tree_graph_intra_gbytes;
+  };
+  // DGX H100: 8 x 48 GB/s, and 48 is the fastest of Hopper's speeds.
+  CHECK(tree_intra(NodeTemplate::DgxH100, 0) == Approx(48.0));
+  // DGX A100: 8 x 24; 28 (7 x 28 = 196) and 30 (210) fit 240 GB/s of NVLink, 48 (336) does not.
+  CHECK(tree_intra(NodeTemplate::DgxA100, 0) == Approx(30.0));
+  // DGX B200: 8 x 48; Blackwell's 96 fits (7 x 96 = 672 <= 721.8) and is twice 48: no further.
+  CHECK(tree_intra(NodeTemplate::DgxB200, 0) == Approx(96.0));
+  // One H100 a node: 2 x 24 after duplication; no NVLink between GPUs to load, so 30, 40, 42, 45
+  // and 48, where it reaches twice 24.
+  CHECK(tree_intra(NodeTemplate::DgxH100, 1) == Approx(48.0));
+}
+
 TEST_CASE("nccl: CollNet adds half the channels again at connection where the chain's NVLink allows", "[nccl]") {
   // ncclTopoPostset: with CollNet on, comm->nChannels grows from n to n + n/2 where the chain graph's
   // bwIntra exceeds its bwInter and a node holds more than one rank; before Hopper's doubling, which

@@ -641,14 +641,18 @@ double model_bandwidth(const NcclModel& m, Collective c, NcclAlgorithm a, int p)
   const double inter = m.nodes > 1 ? gbytes(m.inter) / channels : intra;
   double bw = m.nodes == 1 ? intra : std::min(intra, inter);
   if (a == NcclAlgorithm::Ring && m.ring_graph_gbytes > 0.0) bw = m.ring_graph_gbytes;
-  // PAT runs on the tree graph (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph).
-  if ((a == NcclAlgorithm::Tree || a == NcclAlgorithm::Pat) && m.nodes == 2)
-    bw = std::min(intra, kTreeIntraOverInter * inter);
+  // PAT runs on the tree graph (init.cc: graphs[NCCL_ALGO_PAT] = treeGraph). tuning.cc takes a tree
+  // graph's bwIntra on two nodes, its bwInter (the ring graph's speed) on more.
+  const bool tree_graph = a == NcclAlgorithm::Tree || a == NcclAlgorithm::Pat;
+  const double tree_intra = m.tree_graph_intra_gbytes > 0.0 ? m.tree_graph_intra_gbytes
+                                                             : std::min(intra, kTreeIntraOverInter * inter);
+  if (tree_graph && m.nodes == 2) bw = tree_intra;
+  if (tree_graph && m.nodes > 2 && m.ring_graph_gbytes > 0.0) bw = m.ring_graph_gbytes;
   if (a == NcclAlgorithm::CollNetDirect) bw = intra;
   // The chain's graph (init.cc: pattern TREE, collNet 1, the ring's channel count) has its bwIntra
-  // raised up to twice bwInter in search pass 2, and tuning.cc takes bwIntra for CollNet at any
-  // node count: each head sends its channel's share up to the network once and gets the sum back.
-  if (a == NcclAlgorithm::CollNetChain) bw = std::min(intra, kTreeIntraOverInter * inter);
+  // raised in search pass 2, and tuning.cc takes bwIntra for CollNet at any node count: each head
+  // sends its channel's share up to the network once and gets the sum back.
+  if (a == NcclAlgorithm::CollNetChain) bw = tree_intra;
   double bus = channels * bw;
   if (a == NcclAlgorithm::Nvls) bus = nvls_bus_bandwidth(m, c, ppn);
   const TuningEra& era = tuning_era(m.env.version);
@@ -946,23 +950,28 @@ NcclPath net_path_type(const Topology& topology, std::span<const DeviceId> ranks
   return worst;
 }
 
-/// Whether search pass 2 raises the CollNet chain graph's bwIntra above its bwInter (ncclTopoCompute,
-/// "increase bwIntra for trees (2 nodes or collnet)", tried while bwIntra is below twice bwInter):
-/// the next faster speed of the inter array, if every GPU's intra bandwidth carries it on each of the
-/// graph's channels (a
-/// chain crosses a GPU's links once each way, except at its two ends: channels - channels / gpus).
-/// The chain graph is taken to have the ring graph's channels at its speed (`bw`).
-bool chain_intra_raised(std::span<const float> speeds, int channels, float bw, int gpus, double intra_gbytes) {
-  const auto faster = std::find_if(speeds.rbegin(), speeds.rend(), [&](float s) { return s > bw; });
-  if (faster == speeds.rend()) return false;
+/// The tree graphs' bwIntra across nodes (the tree's and CollNet chain's, GB/s): search pass 2
+/// (ncclTopoCompute, "increase bwIntra for trees (2 nodes or collnet)") starts from the ring graph's
+/// speed `bw` and, while bwIntra is below twice it, tries the next faster speed of the inter array,
+/// kept if every GPU's intra bandwidth carries it on each of the graph's channels (a chain crosses a
+/// GPU's links once each way except at its two ends: channels - channels / gpus of them). The tree
+/// graphs are taken to have the ring graph's channels and bwInter.
+double tree_graph_intra(std::span<const float> speeds, int channels, float bw, int gpus, double intra_gbytes) {
   const double load = double(channels) - double(channels) / std::max(1, gpus);
-  return load * *faster <= intra_gbytes;
+  float intra = bw;
+  while (intra < 2 * bw) {
+    const auto faster = std::find_if(speeds.rbegin(), speeds.rend(), [&](float s) { return s > intra; });
+    if (faster == speeds.rend() || load * *faster > intra_gbytes) break;
+    intra = *faster;
+  }
+  return intra;
 }
 
 struct NetChannels {
   int graph_channels = 0;     ///< the ring graph's, fewest over the hosts
   double graph_gbytes = 0.0;  ///< its bandwidth per channel, the lowest over the hosts
   int channels = 0;           ///< comm->nChannels after ncclTopoPostset
+  double tree_intra_gbytes = 0.0;  ///< the tree graphs' bwIntra (tree_graph_intra)
 };
 
 /// The channels NCCL gives a communicator across nodes (nccl_search.hpp NcclNet): its ring graph
@@ -1025,12 +1034,12 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
   if (!fewest) return std::nullopt;
   const int most = maxchannels(env);
   int channels = std::min(most, kPostsetDuplication * fewest->channels);
+  const double tree_intra = tree_graph_intra(detail::nccl_inter_speeds(cc), fewest->channels, fewest->bw,
+                                             m.ranks / m.nodes, nccl_intra_gbytes(m));
   // CollNet (ncclTopoPostset "Add more channels to saturate intra-node bandwidth, except the 1 PPN
   // case", v2.18.1-v2.30.7): half as many again where the chain graph's bwIntra exceeds its bwInter,
   // before Hopper's doubling, which then sees the larger count.
-  if (m.collnet && env.collnet && m.ranks > m.nodes &&
-      chain_intra_raised(detail::nccl_inter_speeds(cc), fewest->channels, fewest->bw, m.ranks / m.nodes,
-                         nccl_intra_gbytes(m)))
+  if (m.collnet && env.collnet && m.ranks > m.nodes && tree_intra > fewest->bw)
     channels = std::min(most, channels + channels / 2);
   const bool newest = env.version <= 0;
   const bool hopper = (newest || env.version >= kHopperDoubleSm90PlusVersion) ? cc >= 90 : cc == 90;
@@ -1041,7 +1050,7 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
       channels *= 2;
     }
   }
-  return NetChannels{fewest->channels, fewest->bw, channels};
+  return NetChannels{fewest->channels, fewest->bw, channels, tree_intra};
 }
 
 /// NCCL's ring graph where the ranks are one host's GPUs joined pairwise by NVLink, or all behind
@@ -1220,6 +1229,7 @@ NcclModel nccl_model(const Topology& topology, std::span<const DeviceId> ranks, 
     if (const auto net = net_ring_graph(topology, ranks, groups, networks, m, env)) {
       m.graph_channels = net->graph_channels;
       m.ring_graph_gbytes = net->graph_gbytes;
+      m.tree_graph_intra_gbytes = net->tree_intra_gbytes;
       m.channels = net->channels;
     }
   m.channels = bounded_channels(m.channels, env);

@@ -38,6 +38,10 @@ struct NcclModel {
   /// The ring graph's bandwidth per channel (bwIntra, = bwInter across nodes), GB/s in NCCL's units;
   /// 0: not searched (the ranks' NVLink or network split over the channels stands in).
   double ring_graph_gbytes = 0.0;
+  /// The tree graphs' bwIntra across nodes (tree, PAT, CollNet chain), GB/s: the ring graph's speed
+  /// raised by NCCL's search pass 2 while the GPUs' NVLink carries it, to at most twice that speed;
+  /// tuning reads it on two nodes and for CollNet. 0: not searched (min(intra, 2 x inter) stands in).
+  double tree_graph_intra_gbytes = 0.0;
   bool nvlink = false;               ///< every rank's GPU has NVLink (intra hw NVLINK, else PCI)
   bool nvswitch = false;             ///< every rank's GPU is on an NVSwitch (NCCL's nvsCount > 0)
   bool nvls = false;                 ///< single node with an NVSwitch that reduces (NVLink SHARP)
