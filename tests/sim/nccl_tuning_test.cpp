@@ -1095,6 +1095,25 @@ TEST_CASE("nccl: the tree graph's bwIntra is the ring graph's speed raised by se
   CHECK(tree_intra(NodeTemplate::DgxH100, 1) == Approx(48.0));
 }
 
+TEST_CASE("nccl: a 72-GPU NVLink domain counts its rings on its NICs as any host does", "[nccl]") {
+  // Two GB200 NVL72 racks (MNNVL: each NVLink domain of 18 trays is one NCCL node of 72 GPUs and 72
+  // NDR NICs). Blackwell's fastest speed that the NICs allow is 48 GB/s, and a GPU's NVLink (721.8
+  // GB/s) carries r - r/72 rings at it: 15 (15 x 48 = 720). At 45.1 GB/s it carries 16, and 16 x 45.1
+  // = 721.6 beats 720, so the search keeps 16 rings at 45.1 (42 x 17 = 714 does not pay); at 45.1 GB/s
+  // ncclTopoDupChannels does not duplicate (below 50 above sm 8.0, with more than 4 channels). 32 after
+  // connection; Hopper's doubling wants fewer than 16.
+  ClusterSpec spec;
+  spec.nodes = 36;
+  spec.node = node_template(NodeTemplate::Gb200Nvl72);
+  spec.fabric.kind = FabricKind::SingleSwitch;
+  const Topology t = make_cluster(spec);
+  const NcclModel m = nccl_model(t, t.gpus(), NcclEnv{});
+  REQUIRE(m.nodes == 2);
+  CHECK(m.graph_channels == 16);
+  CHECK(m.ring_graph_gbytes == Approx(45.1));
+  CHECK(m.channels == 32);
+}
+
 TEST_CASE("nccl: CollNet adds half the channels again at connection where the chain's NVLink allows", "[nccl]") {
   // ncclTopoPostset: with CollNet on, comm->nChannels grows from n to n + n/2 where the chain graph's
   // bwIntra exceeds its bwInter and a node holds more than one rank; before Hopper's doubling, which

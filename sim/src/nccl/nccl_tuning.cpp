@@ -980,8 +980,9 @@ struct NetChannels {
 /// at connection (ncclTopoPostset), and doubled again on Hopper and newer where a ring channel runs
 /// above 45 GB/s ("Use 4 compute channels per search channel to reach peak BW on <8 PPN": 2.18.1-2.19
 /// while the doubled count fits in MAXCHANNELS; from 2.20.3 only below 16 channels; sm_90 exactly
-/// until 2.25.1, sm_90 and newer from it). nullopt where a host has no NIC, more than 64 GPUs or
-/// GPUs on neither PCIe nor NVLink, or no NIC reaches the search's slowest speed.
+/// until 2.25.1, sm_90 and newer from it). nullopt where a host has no NIC or GPUs on neither PCIe
+/// nor NVLink, or no NIC reaches the search's slowest speed. (The count needs no per-GPU bit masks,
+/// so MNNVL domains of more than 64 GPUs count as any host.)
 std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<const DeviceId> ranks,
                                           const HostGroups& groups, const HostNetworks& networks, const NcclModel& m,
                                           const NcclEnv& env) {
@@ -995,7 +996,6 @@ std::optional<NetChannels> net_ring_graph(const Topology& topology, std::span<co
   for (std::size_t g = 0; g < groups.host.size(); ++g) {
     const auto it = networks.find(groups.host[g]);
     if (groups.host[g] == kNoHost || it == networks.end() || it->second.nics.empty()) return std::nullopt;
-    if (groups.members[g].size() > std::size_t(kMaxMeshGpus)) return std::nullopt;
     detail::NcclNet net;
     double gpu_pcie = 0.0;
     for (const int r : groups.members[g]) gpu_pcie = std::max(gpu_pcie, pcie_gbytes(topology, ranks[std::size_t(r)]));
