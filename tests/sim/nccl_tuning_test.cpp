@@ -1102,11 +1102,7 @@ TEST_CASE("nccl: a 72-GPU NVLink domain counts its rings on its NICs as any host
   // = 721.6 beats 720, so the search keeps 16 rings at 45.1 (42 x 17 = 714 does not pay); at 45.1 GB/s
   // ncclTopoDupChannels does not duplicate (below 50 above sm 8.0, with more than 4 channels). 32 after
   // connection; Hopper's doubling wants fewer than 16.
-  ClusterSpec spec;
-  spec.nodes = 36;
-  spec.node = node_template(NodeTemplate::Gb200Nvl72);
-  spec.fabric.kind = FabricKind::SingleSwitch;
-  const Topology t = make_cluster(spec);
+  const Topology t = template_cluster(NodeTemplate::Gb200Nvl72, 36);
   const NcclModel m = nccl_model(t, t.gpus(), NcclEnv{});
   REQUIRE(m.nodes == 2);
   CHECK(m.graph_channels == 16);
