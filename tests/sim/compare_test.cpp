@@ -100,3 +100,29 @@ TEST_CASE("compare: nothing to compare gives an empty summary", "[compare]") {
   CHECK(c.median_abs_error == 0);
   CHECK_FALSE(c.worst);
 }
+
+TEST_CASE("compare: NCCL's own model time beside the simulated one, with its own error and median", "[compare]") {
+  // Simulated 1100 and 900 us, NCCL's model 1300 and 600 us, measured 1000 us each: the model's
+  // errors +30 % and -40 %, median |error| 35 %; a prediction without a model time adds none.
+  std::vector<Result> predicted{row(1_MiB, 1100), row(4_MiB, 900), row(16_MiB, 1000)};
+  predicted[0].nccl_model = Duration::from_us(1300);
+  predicted[1].nccl_model = Duration::from_us(600);
+  const std::vector<Result> measured{row(1_MiB, 1000, ResultKind::Measured), row(4_MiB, 1000, ResultKind::Measured),
+                                     row(16_MiB, 1000, ResultKind::Measured)};
+  const Comparison c = compare(predicted, measured);
+  REQUIRE(c.rows.size() == 3);
+  REQUIRE(c.rows[0].nccl_model_error);
+  CHECK(*c.rows[0].nccl_model_error == Approx(0.30));
+  CHECK(*c.rows[1].nccl_model_error == Approx(-0.40));
+  CHECK_FALSE(c.rows[2].nccl_model);
+  CHECK(c.nccl_model_rows == 2);
+  CHECK(c.nccl_model_median_abs_error == Approx(0.35));
+  CHECK(c.median_abs_error == Approx(0.10));  // the simulated times' own: 10 %, 10 %, 0 %
+  std::ostringstream table;
+  write_comparison_table(table, c);
+  CHECK_THAT(table.str(), Catch::Contains("NCCL's own tuning model") && Catch::Contains("median |error| 35.0 % over 2 rows"));
+  const auto j = to_json(c);
+  CHECK(j["rows"][0]["nccl_model_ps"] == Duration::from_us(1300).picoseconds());
+  CHECK(j["nccl_model"]["rows"] == 2);
+  CHECK_FALSE(j["rows"][2].contains("nccl_model_ps"));
+}

@@ -187,7 +187,10 @@ CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, Colle
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
   options.detours = state.detours;
   CollectiveOutcome out = run_spec(topology, request, spec, options, routes_for(state.nccl_routes, topology, options));
-  if (out.result) apply_model_rate(*out.result, choice, spec.message);
+  if (out.result) {
+    apply_model_rate(*out.result, choice, spec.message);
+    out.result->nccl_model = choice.predicted;
+  }
   const std::string label = "nccl:" + choice.name;
   if (out.result) out.result->algorithm = label;
   if (out.schedule) {

@@ -53,7 +53,7 @@ Duration measured_time(const Result& measured) {
 Comparison compare(std::span<const Result> predicted, std::span<const Result> measured) {
   Comparison out;
   std::vector<bool> used(measured.size(), false);
-  std::vector<double> errors;
+  std::vector<double> errors, model_errors;
   for (const Result& p : predicted) {
     std::size_t m = 0;
     while (m < measured.size() && (used[m] || !same_point(p, measured[m]))) ++m;
@@ -82,12 +82,19 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
       if (p.algorithm == actual.algorithm) ++out.choices_as_predicted;
     }
     if (actual.wrong && *actual.wrong > 0) row.notes.push_back(std::to_string(*actual.wrong) + " wrong elements");
+    if (p.nccl_model && t > 0) {
+      row.nccl_model = p.nccl_model;
+      row.nccl_model_error = (p.nccl_model->seconds() - t) / t;
+      model_errors.push_back(std::abs(*row.nccl_model_error));
+    }
     errors.push_back(std::abs(row.error));
     out.rows.push_back(std::move(row));
   }
   for (std::size_t m = 0; m < measured.size(); ++m)
     if (!used[m]) out.unmatched_measured.push_back(measured[m]);
   out.median_abs_error = median(errors);
+  out.nccl_model_median_abs_error = median(model_errors);
+  out.nccl_model_rows = model_errors.size();
   for (std::size_t i = 0; i < errors.size(); ++i)
     if (!out.worst || errors[i] > out.worst_abs_error) {
       out.worst = i;
@@ -112,6 +119,10 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
   if (c.worst)
     out << ", worst: " << fixed(100 * c.worst_abs_error, 1) << " % at " << c.rows[*c.worst].message.count() << " B";
   out << '\n';
+  if (c.nccl_model_rows > 0)
+    out << "# NCCL's own tuning model (its chosen pair's latency + bytes / bandwidth) against the same "
+           "measurements: median |error| "
+        << fixed(100 * c.nccl_model_median_abs_error, 1) << " % over " << c.nccl_model_rows << " rows\n";
   if (c.choices_logged > 0)
     out << "# NCCL's logged algorithm: " << c.choices_as_predicted << " of " << c.choices_logged
         << " sizes as predicted\n";
@@ -137,6 +148,10 @@ nlohmann::ordered_json to_json(const Comparison& c) {
     row["predicted_busbw_GBps"] = r.predicted_busbw.gigabytes_per_second();
     row["measured_busbw_GBps"] = r.measured_busbw.gigabytes_per_second();
     if (r.wrong) row["wrong"] = *r.wrong;
+    if (r.nccl_model) {
+      row["nccl_model_ps"] = r.nccl_model->picoseconds();
+      row["nccl_model_error"] = *r.nccl_model_error;
+    }
     row["notes"] = r.notes;
     rows.push_back(std::move(row));
   }
@@ -151,6 +166,8 @@ nlohmann::ordered_json to_json(const Comparison& c) {
   j["unmatched_predicted"] = std::move(up);
   j["unmatched_measured"] = std::move(um);
   j["nccl_choices"] = {{"logged", c.choices_logged}, {"as_predicted", c.choices_as_predicted}};
+  if (c.nccl_model_rows > 0)
+    j["nccl_model"] = {{"rows", c.nccl_model_rows}, {"median_abs_error", c.nccl_model_median_abs_error}};
   return j;
 }
 

@@ -32,6 +32,10 @@ struct ComparedRow {
   Bandwidth measured_busbw;
   std::optional<std::int64_t> wrong;  ///< the measured row's #wrong
   std::vector<std::string> notes;     ///< configuration differences, wrong results
+  /// The prediction's Result::nccl_model (NCCL's own tuning model) and its error against the
+  /// measurement, as `error`; empty unless the prediction ran Algorithm::Nccl.
+  std::optional<Duration> nccl_model;
+  std::optional<double> nccl_model_error;
 };
 
 struct Comparison {
@@ -45,6 +49,9 @@ struct Comparison {
   /// how many of them the prediction names alike.
   std::size_t choices_logged = 0;
   std::size_t choices_as_predicted = 0;
+  /// Median |nccl_model_error| over the rows that have one, and how many do (0: none).
+  double nccl_model_median_abs_error = 0;
+  std::size_t nccl_model_rows = 0;
 };
 
 /// The measured time of a Result: its median iteration when it has iterations, else its time.

@@ -74,6 +74,9 @@ struct Result {
   std::vector<Duration> rank_finish;
   std::optional<IterationStats> iterations;  ///< measured runs only
   std::optional<std::int64_t> wrong;       ///< elements that differ from the expected result; empty: not checked
+  /// Algorithm::Nccl runs: the time NCCL's own tuning model gives the call (its table's latency +
+  /// bytes / bandwidth for the pair it chose), beside the simulated `time`; empty for other runs.
+  std::optional<Duration> nccl_model;
 
   /// nccl-tests: algbw = S / t; busbw = algbw * busbw_factor(collective, ranks).
   Bandwidth algbw() const;
