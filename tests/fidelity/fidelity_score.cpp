@@ -5,7 +5,8 @@
 // cluster written from spec sheets alone, with the run's NCCL settings in its "nccl" section). For
 // each system the scorer predicts every measured size (the out-of-place half) exactly as
 // `ringlab compare scenario.json measured.txt` does and prints the median |error| over all sizes and
-// over the sizes >= 16 MiB, then the medians over all systems. No constant here is per system.
+// over the sizes >= 16 MiB, the same for NCCL's own tuning model alone (Result::nccl_model), then the
+// medians over all systems. No constant here is per system.
 //
 // Usage: ringlab_fidelity DATA [--markdown] [--max-median X] [--max-system X]
 //   --markdown       print the table as Markdown (docs/fidelity.md)
@@ -161,13 +162,15 @@ int main(int argc, char** argv) {
   }
   const double median_all = median(all), median_large = median(large);
   const char* sep = markdown ? " | " : "  ";
-  if (markdown) std::cout << "| system | ranks | sizes | median all | median >= 16 MiB | worst size | NCCL choice |\n"
-                          << "|---|---|---|---|---|---|---|\n";
+  if (markdown)
+    std::cout << "| system | ranks | sizes | median all | median >= 16 MiB | worst size | NCCL's model: all, >= 16 MiB | NCCL choice |\n"
+              << "|---|---|---|---|---|---|---|---|\n";
   for (const SystemScore& s : scores) {
     if (markdown) std::cout << "| ";
-    std::printf("%-28s%s%5d%s%3zu%s%9s%s%9s%s%9s%s%s", s.id.c_str(), sep, s.ranks, sep, s.sizes, sep,
+    const std::string model = percent(s.model_all) + ", " + percent(s.model_large);
+    std::printf("%-28s%s%5d%s%3zu%s%9s%s%9s%s%9s%s%17s%s%s", s.id.c_str(), sep, s.ranks, sep, s.sizes, sep,
                 percent(s.median_all).c_str(), sep, percent(s.median_large).c_str(), sep, percent(s.worst).c_str(),
-                sep, s.algorithms.c_str());
+                sep, model.c_str(), sep, s.algorithms.c_str());
     std::cout << (markdown ? " |\n" : "\n");
   }
   std::cout << (markdown ? "\n" : "") << "median over " << scores.size() << " systems: all sizes "
