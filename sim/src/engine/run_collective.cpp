@@ -187,12 +187,12 @@ CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, Colle
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
   options.detours = state.detours;
   CollectiveOutcome out = run_spec(topology, request, spec, options, routes_for(state.nccl_routes, topology, options));
+  const std::string label = "nccl:" + choice.name;
   if (out.result) {
     apply_model_rate(*out.result, choice, spec.message);
     out.result->nccl_model = choice.predicted;
+    out.result->algorithm = label;
   }
-  const std::string label = "nccl:" + choice.name;
-  if (out.result) out.result->algorithm = label;
   if (out.schedule) {
     out.schedule->set_algorithm(label);
     out.schedule->set_protocol(choice.protocol);
