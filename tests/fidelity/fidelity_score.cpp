@@ -51,6 +51,15 @@ struct SystemScore {
   double model_large = NAN;
 };
 
+/// |error|s over every size and over those >= 16 MiB.
+struct Errors {
+  std::vector<double> all, large;
+  void add(double error, Bytes message) {
+    all.push_back(std::abs(error));
+    if (message.count() >= kLargeBytes) large.push_back(std::abs(error));
+  }
+};
+
 double median(std::vector<double> v) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
@@ -76,25 +85,22 @@ SystemScore score(const fs::path& dir) {
   SystemScore s;
   s.id = dir.filename().string();
   s.ranks = measured.empty() ? 0 : measured.front().ranks;
-  std::vector<double> all, large, model_all, model_large;
+  Errors simulated, model;
   for (const sim::ComparedRow& row : c.rows) {
-    all.push_back(std::abs(row.error));
-    if (row.message.count() >= kLargeBytes) large.push_back(std::abs(row.error));
-    if (!row.nccl_model_error) continue;
-    model_all.push_back(std::abs(*row.nccl_model_error));
-    if (row.message.count() >= kLargeBytes) model_large.push_back(std::abs(*row.nccl_model_error));
+    simulated.add(row.error, row.message);
+    if (row.nccl_model_error) model.add(*row.nccl_model_error, row.message);
   }
   for (const sim::Result& p : predicted) {
     const std::string name = p.algorithm.rfind("nccl:", 0) == 0 ? p.algorithm.substr(5) : p.algorithm;
     if (s.algorithms.find(name) == std::string::npos) s.algorithms += (s.algorithms.empty() ? "" : ", ") + name;
   }
-  s.sizes = all.size();
-  s.large_sizes = large.size();
-  s.median_all = median(all);
-  s.median_large = median(large);
+  s.sizes = simulated.all.size();
+  s.large_sizes = simulated.large.size();
+  s.median_all = median(simulated.all);
+  s.median_large = median(simulated.large);
   s.worst = c.worst_abs_error;
-  s.model_all = median(model_all);
-  s.model_large = median(model_large);
+  s.model_all = median(model.all);
+  s.model_large = median(model.large);
   return s;
 }
 
@@ -157,7 +163,10 @@ int main(int argc, char** argv) {
     all.push_back(s.median_all);
     if (!std::isnan(s.median_large)) large.push_back(s.median_large);
     worst_system = std::max(worst_system, s.median_all);
-    if (!std::isnan(s.model_all)) model_all.push_back(s.model_all), model_worst = std::max(model_worst, s.model_all);
+    if (!std::isnan(s.model_all)) {
+      model_all.push_back(s.model_all);
+      model_worst = std::max(model_worst, s.model_all);
+    }
     if (!std::isnan(s.model_large)) model_large.push_back(s.model_large);
   }
   const double median_all = median(all), median_large = median(large);
