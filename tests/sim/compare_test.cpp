@@ -126,3 +126,22 @@ TEST_CASE("compare: NCCL's own model time beside the simulated one, with its own
   CHECK(j["nccl_model"]["rows"] == 2);
   CHECK_FALSE(j["rows"][2].contains("nccl_model_ps"));
 }
+
+TEST_CASE("compare: a measurement that drove several GPUs from one host thread says so; one GPU each does not", "[compare]") {
+  const std::vector<Result> predicted{row(1_MiB, 1000), row(4_MiB, 1000)};
+  std::vector<Result> measured{row(1_MiB, 1000, ResultKind::Measured), row(4_MiB, 1000, ResultKind::Measured)};
+  for (Result& m : measured) m.source.gpus_per_thread = 1;
+  Comparison c = compare(predicted, measured);
+  CHECK(c.measured_gpus_per_thread == 1);
+  std::ostringstream one;
+  write_comparison_table(one, c);
+  CHECK_THAT(one.str(), !Catch::Contains("GPUs per host thread"));
+  measured[1].source.gpus_per_thread = 8;
+  c = compare(predicted, measured);
+  CHECK(c.measured_gpus_per_thread == 8);
+  std::ostringstream eight;
+  write_comparison_table(eight, c);
+  CHECK_THAT(eight.str(), Catch::Contains("# measured with 8 GPUs per host thread (nccl-tests -g)"));
+  CHECK(to_json(c)["measured_gpus_per_thread"] == 8);
+  CHECK_FALSE(to_json(compare(predicted, std::vector<Result>{})).contains("measured_gpus_per_thread"));
+}

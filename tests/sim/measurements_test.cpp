@@ -11,6 +11,7 @@
 #include "ringlab/sim/calibration_file.hpp"
 #include "ringlab/sim/compare.hpp"
 #include "ringlab/sim/nccl_tests.hpp"
+#include "ringlab/sim/result_json.hpp"
 #include "ringlab/sim/run_collective.hpp"
 #include "ringlab/topology/error.hpp"
 #include "ringlab/topology/scenario.hpp"
@@ -396,4 +397,26 @@ TEST_CASE("nccl-tests text: NCCL's release from its version line, bare or as an 
                              "NCCL version 2.18.5+cuda12.2\n" + table, "t.txt")
             .front()
             .source.engine == "nccl-tests 2.13.9, nccl 2.18.5");
+}
+
+TEST_CASE("nccl-tests: GPUs per host thread (-g) from the header, none when -G captured the calls in CUDA graphs") {
+  // Sheffield's 4-GPU run (-g 4, "graph" not printed by nccl-tests 2.13.6) and the H100's -g 1 runs.
+  const std::vector<Result> four = load_measurements(data("fidelity/a100-4gpu-xe8545-stanage/measured.txt"), Placement::OutOfPlace,
+                                                         Collective::AllReduce);
+  REQUIRE_FALSE(four.empty());
+  CHECK(four.front().source.gpus_per_thread == 4);
+  CHECK(load_measurements(data("nccl_tests/h100-1gpu/all_reduce_perf.txt")).front().source.gpus_per_thread == 1);
+  CHECK(load_measurements(data("nccl_tests/h100-1gpu/all_reduce_periter.json")).front().source.gpus_per_thread == 1);
+  const std::string graphed =
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 10\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    20.10    0.00    0.00      0    20.00    0.00    0.00      0\n";
+  const std::vector<Result> g = read_nccl_tests_text(graphed, "graphed.txt");
+  REQUIRE(g.size() == 1);
+  CHECK(g[0].source.gpus_per_thread == 0);
+  // The count survives a results file.
+  std::ostringstream file;
+  write_results_json(file, four);
+  CHECK(read_results_json(nlohmann::json::parse(file.str()), "four.json").front().source.gpus_per_thread == 4);
 }

@@ -38,8 +38,6 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-
-
 nlohmann::ordered_json point_json(const Result& r) {
   return {{"collective", to_string(r.collective)}, {"message_bytes", r.message.count()}, {"dtype", r.key.dtype}};
 }
@@ -88,6 +86,7 @@ Comparison compare(std::span<const Result> predicted, std::span<const Result> me
       model_errors.push_back(std::abs(*row.nccl_model_error));
     }
     errors.push_back(std::abs(row.error));
+    out.measured_gpus_per_thread = std::max(out.measured_gpus_per_thread, actual.source.gpus_per_thread);
     out.rows.push_back(std::move(row));
   }
   for (std::size_t m = 0; m < measured.size(); ++m)
@@ -123,6 +122,11 @@ void write_comparison_table(std::ostream& out, const Comparison& c) {
     out << "# NCCL's own tuning model (its chosen pair's latency + bytes / bandwidth) against the same "
            "measurements: median |error| "
         << fixed(100 * c.nccl_model_median_abs_error, 1) << " % over " << c.nccl_model_rows << " rows\n";
+  if (c.measured_gpus_per_thread > 1)
+    out << "# measured with " << c.measured_gpus_per_thread
+        << " GPUs per host thread (nccl-tests -g): one thread launched every call on each of them, a host cost\n"
+           "# no prediction holds; where it exceeds the collective's own time (small sizes) the measured time is\n"
+           "# the host's. NCCL's maintainers advise one GPU per process for latency (NVIDIA/nccl-tests issue 333)\n";
   if (c.choices_logged > 0)
     out << "# NCCL's logged algorithm: " << c.choices_as_predicted << " of " << c.choices_logged
         << " sizes as predicted\n";
@@ -168,6 +172,7 @@ nlohmann::ordered_json to_json(const Comparison& c) {
   j["nccl_choices"] = {{"logged", c.choices_logged}, {"as_predicted", c.choices_as_predicted}};
   if (c.nccl_model_rows > 0)
     j["nccl_model"] = {{"rows", c.nccl_model_rows}, {"median_abs_error", c.nccl_model_median_abs_error}};
+  if (c.measured_gpus_per_thread > 0) j["measured_gpus_per_thread"] = c.measured_gpus_per_thread;
   return j;
 }
 

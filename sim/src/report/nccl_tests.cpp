@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -38,6 +39,8 @@ struct Header {
   bool partial_listing = false;    ///< text: "# Rank" lines other than 0..n-1 (an excerpt of the list)
   int warmup = 0;      ///< JSON only (config)
   int iterations = 0;  ///< JSON only (config)
+  int gpus_per_thread = 0;  ///< -g ("nGpus"; JSON "ngpus"), 0 when not given
+  int graph_launches = 0;   ///< -G ("graph:"; JSON "graph"): calls captured in CUDA graphs, 0 when none
   /// Text: the columns of each half's "time" and "#wrong" (out of place, then in place), from the
   /// column header line, so vendor columns (cpu_time, ...) anywhere do not shift them.
   std::vector<std::size_t> time_columns{5, 9};
@@ -53,6 +56,9 @@ struct Header {
 void note_nccl_version(Header& h, const std::string& version) {
   if (h.engine.find(", nccl ") == std::string::npos) h.engine += ", nccl " + version;
 }
+
+/// A count from the header (GPUs per thread, graph launches), clamped to [0, 2^20].
+int small_count(long long n) { return int(std::clamp<long long>(n, 0, 1 << 20)); }
 
 void read_header_line(const std::string& line, Header& h) {
   std::istringstream words(line.substr(1));
@@ -77,6 +83,12 @@ void read_header_line(const std::string& line, Header& h) {
     }
   }
   if (w[0] == "NCCL" && w.size() >= 3 && w[1] == "version") note_nccl_version(h, w[2]);
+  if (w[0] == "nThread") {
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+      if (w[i] == "nGpus") h.gpus_per_thread = small_count(std::strtoll(w[i + 1].c_str(), nullptr, 10));
+      if (w[i] == "graph:") h.graph_launches = small_count(std::strtoll(w[i + 1].c_str(), nullptr, 10));
+    }
+  }
   if (w[0] == "size" && std::find(w.begin(), w.end(), "time") != w.end()) {
     h.time_columns.clear();
     h.wrong_columns.clear();
@@ -100,11 +112,12 @@ void read_header_line(const std::string& line, Header& h) {
 }
 
 ResultSource source_of(const Header& h) {
-  std::vector<std::string> hosts;
-  if (h.partial_listing) return ResultSource{ResultKind::Measured, h.engine, hosts};
+  ResultSource source{ResultKind::Measured, h.engine, {}};
+  if (h.graph_launches == 0) source.gpus_per_thread = h.gpus_per_thread;
+  if (h.partial_listing) return source;
   for (const std::string& host : h.hosts)
-    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
-  return ResultSource{ResultKind::Measured, h.engine, hosts};
+    if (std::find(source.hosts.begin(), source.hosts.end(), host) == source.hosts.end()) source.hosts.push_back(host);
+  return source;
 }
 
 void read_json_header(const nlohmann::json& doc, Header& h) {
@@ -116,6 +129,10 @@ void read_json_header(const nlohmann::json& doc, Header& h) {
   const auto& config = doc["config"];
   h.warmup = config.value("warmup_iters", 0);
   h.iterations = config.value("iterations", 0);
+  if (config.contains("ngpus") && config["ngpus"].is_number_integer())
+    h.gpus_per_thread = small_count(config["ngpus"].get<std::int64_t>());
+  if (config.contains("graph") && config["graph"].is_number_integer())
+    h.graph_launches = small_count(config["graph"].get<std::int64_t>());
   if (config.contains("devices") && config["devices"].is_array())
     for (const auto& d : config["devices"]) h.hosts.push_back(d.value("hostname", std::string("?")));
 }

@@ -65,6 +65,7 @@ std::optional<std::int64_t> non_negative(JsonReader& r, const JsonNode& n) { ret
 Json result_to_json(const Result& result, const Topology* topology) {
   Json j;
   j["source"] = {{"kind", to_string(result.source.kind)}, {"engine", result.source.engine}, {"hosts", result.source.hosts}};
+  if (result.source.gpus_per_thread > 0) j["source"]["gpus_per_thread"] = result.source.gpus_per_thread;
   j["key"] = {{"scenario", result.key.scenario}, {"dtype", result.key.dtype}, {"protocol", result.key.protocol},
               {"channels", result.key.channels}, {"order", result.key.order}};
   j["collective"] = to_string(result.collective);
@@ -111,12 +112,13 @@ std::optional<Result> read_result(JsonReader& r, const JsonNode& node) {
   Result out;
   Fields f{r, node};
   if (auto s = r.required(node, "source", "{kind, engine, hosts}"); s && r.expect_object(*s)) {
-    r.check_keys(*s, {"kind", "engine", "hosts"});
+    r.check_keys(*s, {"kind", "engine", "hosts", "gpus_per_thread"});
     Fields src{r, *s};
     if (auto k = r.required(*s, "kind", "simulated or measured"))
       if (auto v = r.choice(*k, find_result_kind, "simulated or measured")) out.source.kind = *v;
     src.text("engine", out.source.engine);
     src.array("hosts", out.source.hosts, [&](const JsonNode& e) { return r.string(e); });
+    src.integer("gpus_per_thread", out.source.gpus_per_thread, false, 0, 1 << 20);
   }
   if (auto k = r.member(node, "key"); k && r.expect_object(*k)) {
     r.check_keys(*k, {"scenario", "dtype", "protocol", "channels", "order"});

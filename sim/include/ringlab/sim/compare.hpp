@@ -52,6 +52,10 @@ struct Comparison {
   /// Median |nccl_model_error| over the rows that have one, and how many do (0: none).
   double nccl_model_median_abs_error = 0;
   std::size_t nccl_model_rows = 0;
+  /// The largest ResultSource::gpus_per_thread among the matched measurements (0: unknown). Above 1,
+  /// one host thread launched every call on that many GPUs (nccl-tests -g), a host cost no
+  /// prediction holds: the table and JSON say so.
+  int measured_gpus_per_thread = 0;
 };
 
 /// The measured time of a Result: its median iteration when it has iterations, else its time.
@@ -73,7 +77,8 @@ inline constexpr int kComparisonVersion = 1;
 
 /// The comparison as JSON: {"schema": "ringlab.comparison", "version": 1, "rows": [...],
 /// "median_abs_error", "worst_abs_error", "worst_row", "unmatched_predicted", "unmatched_measured",
-/// "nccl_choices": {"logged", "as_predicted"}} (unmatched rows as {collective, message_bytes, dtype}).
+/// "nccl_choices": {"logged", "as_predicted"}} (unmatched rows as {collective, message_bytes, dtype}),
+/// and "measured_gpus_per_thread" when it is known.
 nlohmann::ordered_json to_json(const Comparison& comparison);
 
 }  // namespace ringlab::sim

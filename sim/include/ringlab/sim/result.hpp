@@ -36,6 +36,9 @@ struct ResultSource {
   ResultKind kind = ResultKind::Simulated;
   std::string engine;              ///< "ringlab-flow 0.1.0", "simgrid 3.32 (pure model)", "nccl 2.21.5 (cuda 13.0)"
   std::vector<std::string> hosts;  ///< measured: the hosts the run used, in rank order of their first rank
+  /// Measured by nccl-tests: how many GPUs one host thread launched each call on (-g), when the
+  /// launches were not captured in CUDA graphs (-G); 0 when unknown, graph-launched or not nccl-tests.
+  int gpus_per_thread = 0;
 };
 
 /// Which run a Result belongs to: predicted and measured results of the same run have equal keys
