@@ -84,6 +84,9 @@ void run_calibrate(const CalibrateLine& c) {
   out << "# ringlab calibrate: " << scenario.name << ", " << measured.size() << " measured runs, algorithm "
       << c.predict.algorithm << ", base " << base << ", hold-out " << c.holdout << "\n";
   out << "# fitted factors (x the " << base << " table):\n";
+  if (result.nccl_latency_fitted)
+    out << "#   NCCL's latency table: base x" << result.file.nccl_latency.base << ", intra-node hops x"
+        << result.file.nccl_latency.intra << ", network hops x" << result.file.nccl_latency.net << "\n";
   for (const auto& [family, f] : result.file.links)
     out << "#   " << sim::to_string(family) << ": bandwidth x" << f.bandwidth << ", latency x" << f.latency << "\n";
   for (const auto& [model, gpu] : result.file.gpus)

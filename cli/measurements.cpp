@@ -198,6 +198,7 @@ sim::PredictOptions predict_options(const Scenario& scenario, const PredictLine&
   else o.calibration = sim::load_calibration_file(calibration).calibration();
   o.scenario_digest = sim::digest_hex(scenario.document.dump());
   o.nccl_env = read_nccl_env(scenario, line.nccl_env);
+  o.nccl_env.latency_factors = o.calibration.nccl_latency;  // what the model lines and tuning log show
   if (o.algorithm == sim::Algorithm::Nccl) {
     take_logged_nccl_settings(o.nccl_env, paths);
     take_measured_nccl_version(o.nccl_env, measured);

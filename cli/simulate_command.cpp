@@ -257,6 +257,7 @@ RunPlan read_plan(const Scenario& scenario, const CommandLine& c, ProblemList& p
   settings.rank_order_file = c.rank_order_file;
   RunPlan plan = validate(settings, scenario, reader, problems);
   plan.nccl_env = read_nccl_env(scenario, c.nccl_env);
+  plan.nccl_env.latency_factors = plan.calibration.nccl_latency;  // what the model line and tuning log show
   // Under algorithm nccl, NCCL's tuning model picks channels, chunk and protocol per size; the
   // options mean what NCCL's own settings mean: --protocol is NCCL_PROTO, --channels fixes
   // NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS. A chunk is NCCL_BUFFSIZE / 8, so --chunk is refused.

@@ -113,6 +113,18 @@ TEST_CASE("calibration files: factors multiply the base table, GPU rates replace
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("/links/0/bandwidth_factor"));
   }
+  // NCCL's latency factors: absent ones are 1, a bad or unknown one names its pointer.
+  const CalibrationFile nccl = calibration_from_json(nlohmann::json::parse(R"({"schema": "ringlab.calibration",
+    "version": 1, "base": "nccl", "nccl_latency": {"net_factor": 2.5}})"), "n.json");
+  CHECK(nccl.calibration().nccl_latency == NcclLatencyFactors{1.0, 1.0, 2.5});
+  CHECK_FALSE(to_json(file).contains("nccl_latency"));  // all 1: not written
+  try {
+    calibration_from_json(nlohmann::json::parse(R"({"schema": "ringlab.calibration", "version": 1,
+      "nccl_latency": {"base_factor": 0, "hops": 2}})"), "bad.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("/nccl_latency/base_factor") && Catch::Contains("/nccl_latency/hops"));
+  }
 }
 
 TEST_CASE("the GPU calibration of a real H100 goes into a calibration file") {
@@ -419,4 +431,43 @@ TEST_CASE("nccl-tests: GPUs per host thread (-g) from the header, none when -G c
   std::ostringstream file;
   write_results_json(file, four);
   CHECK(read_results_json(nlohmann::json::parse(file.str()), "four.json").front().source.gpus_per_thread == 4);
+}
+
+TEST_CASE("fit_calibration under --algo nccl recovers the NCCL latency that generated the measurements") {
+  // "Measurements": NCCL's choice on the default scenario (4 V100 servers, EDR) with NCCL's base
+  // latency and intra-node hops at x1.5 and its network hops at x3.75, 8 B to 64 MiB on one server's
+  // 4 GPUs (no network hop) and on all 16; fitted from NCCL's own table.
+  const Scenario scenario = load_scenario(std::string(RINGLAB_SOURCE_DIR) + "/scenarios/v100x4-ib100.json");
+  CalibrationFile truth;
+  truth.base = "nccl";
+  truth.nccl_latency = NcclLatencyFactors{1.5, 1.5, 3.75};
+  std::vector<Result> measured;
+  for (const int ranks : {4, 16})
+    for (std::int64_t size = 8; size <= (std::int64_t(1) << 26); size *= 8) {
+      CollectiveRequest request;
+      request.algorithm = Algorithm::Nccl;
+      request.message = Bytes{size};
+      request.order = declaration_order(scenario.cluster, ranks);
+      request.options.calibration = truth.calibration();
+      Result r = *run_collective(scenario.cluster, request).result;
+      r.source.kind = ResultKind::Measured;
+      r.key.dtype = "float";
+      r.algorithm = "nccl";
+      measured.push_back(r);
+    }
+  std::vector<bool> fit;
+  for (std::size_t i = 0; i < measured.size(); ++i) fit.push_back(i % 2 == 0);
+  const CalibrationFit result = fit_calibration(scenario.cluster, measured, fit, "nccl", PredictOptions{}, "synthetic");
+  REQUIRE(result.nccl_latency_fitted);
+  CHECK(result.fit_before.median_abs_error > 0.2);  // small sizes: the latency is most of the time
+  CHECK(result.fit_after.worst_abs_error < 0.01);
+  CHECK(result.held_out_after.worst_abs_error < 0.01);
+  // One server's runs pin the table's own factor, the 16-GPU runs the network's.
+  CHECK(result.file.nccl_latency.base == Approx(1.5).epsilon(0.02));
+  CHECK(result.file.nccl_latency.intra == result.file.nccl_latency.base);
+  CHECK(result.file.nccl_latency.net == Approx(3.75).epsilon(0.02));
+  // The file carries the factors and reads back.
+  const CalibrationFile back = calibration_from_json(nlohmann::json::parse(to_json(result.file).dump()), "back.json");
+  CHECK(back.nccl_latency == result.file.nccl_latency);
+  CHECK(back.calibration().nccl_latency == result.file.nccl_latency);
 }

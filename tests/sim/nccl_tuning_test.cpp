@@ -1153,3 +1153,28 @@ TEST_CASE("nccl: the tuning caps bandwidth per graph channel, not per connected 
   const NcclEstimate tree = row(nccl_estimates(m, Collective::AllReduce, 1_GiB), NcclAlgorithm::Tree, Protocol::Simple);
   CHECK(tree.bandwidth.bytes_per_second() == Approx(0.5 * 8 * 23.6e9));
 }
+
+TEST_CASE("nccl: a calibration's latency factors scale NCCL's baseLat, intra-node and network hop rows", "[nccl]") {
+  // Four H100 nodes (above) with base x2, intra-node hops x3, network hops x0.5.
+  NcclModel m = h100_four_nodes();
+  m.env.version = 21900;
+  m.env.latency_factors = NcclLatencyFactors{2.0, 3.0, 0.5};
+  const std::vector<NcclEstimate> rows = nccl_estimates(m, Collective::AllReduce, 8_B);
+  // Ring/Simple: 2 x 8.4 + 54 x max(3 x 3.4, 0.5 x 3 x 1 us overhead) + 8 x 0.5 x 14.
+  CHECK(row(rows, NcclAlgorithm::Ring, Protocol::Simple).latency.microseconds() ==
+        Approx(2 * 8.4 + 54 * 3 * 3.4 + 8 * 0.5 * 14.0));
+  // Tree/LL: 2 x 6.8 + 2 x (7 x 3 x 0.6 + log2(4) x 0.5 x 5.0).
+  CHECK(row(rows, NcclAlgorithm::Tree, Protocol::LL).latency.microseconds() ==
+        Approx(2 * 6.8 + 2 * (7 * 3 * 0.6 + 2 * 0.5 * 5.0)));
+  // Tree/Simple (baseLat 0): 2 x (7 x 3 x 28 + 2 x 0.5 x 28).
+  CHECK(row(rows, NcclAlgorithm::Tree, Protocol::Simple).latency.microseconds() ==
+        Approx(2 * (7 * 3 * 28.0 + 2 * 0.5 * 28.0)));
+  // The chosen pair's per-hop latency across nodes is the network row's, scaled.
+  const NcclChoice scaled = nccl_choose(m, Collective::AllReduce, 1_GiB);
+  m.env.latency_factors = {};  // all 1: NCCL's own numbers (the tests above)
+  const NcclChoice own = nccl_choose(m, Collective::AllReduce, 1_GiB);
+  REQUIRE(scaled.name == own.name);
+  CHECK(scaled.step_latency.microseconds() == Approx(0.5 * own.step_latency.microseconds()));
+  CHECK(row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::LL).latency.microseconds() ==
+        Approx(6.8 + 2 * (7 * 0.6 + 2 * 5.0)));
+}

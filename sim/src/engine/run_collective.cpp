@@ -22,6 +22,8 @@ CollectiveSpec base_spec(const CollectiveRequest& request, Bytes message) {
   spec.message = message;
   spec.payload = request.payload;
   spec.nccl_env = request.nccl_env;
+  // A calibration's factors on NCCL's latency table reach NCCL's model with the settings.
+  spec.nccl_env.latency_factors = request.options.calibration.nccl_latency;
   spec.channels = request.channels;
   spec.chunk = request.chunk;
   spec.root = request.root;

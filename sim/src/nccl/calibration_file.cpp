@@ -57,6 +57,7 @@ Calibration CalibrationFile::calibration() const {
       f.latency *= factors.latency;
       c.set_factors(family, Protocol(p), f);
     }
+  c.nccl_latency = nccl_latency;
   for (const auto& [model, gpu] : gpus)
     if (gpu.reduce_bytes_per_second)
       c.measured_reduce_rate[std::size_t(model)] = Bandwidth::from_bytes_per_second(*gpu.reduce_bytes_per_second);
@@ -71,6 +72,10 @@ nlohmann::ordered_json to_json(const CalibrationFile& file) {
   j["links"] = nlohmann::ordered_json::array();
   for (const auto& [family, f] : file.links)
     j["links"].push_back({{"family", to_string(family)}, {"bandwidth_factor", f.bandwidth}, {"latency_factor", f.latency}});
+  if (file.nccl_latency != NcclLatencyFactors{})
+    j["nccl_latency"] = {{"base_factor", file.nccl_latency.base},
+                         {"intra_factor", file.nccl_latency.intra},
+                         {"net_factor", file.nccl_latency.net}};
   j["gpus"] = nlohmann::ordered_json::array();
   for (const auto& [model, gpu] : file.gpus) {
     nlohmann::ordered_json g;
@@ -97,8 +102,9 @@ CalibrationFile calibration_from_json(const nlohmann::json& doc, const std::stri
     problems.add("/schema", "expected \"ringlab.calibration\"");
   if (!doc.contains("version") || doc["version"] != kCalibrationVersion) problems.add("/version", "expected 1");
   for (const auto& [key, value] : doc.items())
-    if (key != "schema" && key != "version" && key != "base" && key != "links" && key != "gpus" && key != "fit")
-      problems.add("/" + key, "unknown key: expected one of schema, version, base, links, gpus, fit");
+    if (key != "schema" && key != "version" && key != "base" && key != "links" && key != "nccl_latency" &&
+        key != "gpus" && key != "fit")
+      problems.add("/" + key, "unknown key: expected one of schema, version, base, links, nccl_latency, gpus, fit");
   file.base = doc.value("base", std::string("pure"));
   if (file.base != "pure" && file.base != "nccl") problems.add("/base", "expected \"pure\" or \"nccl\"");
   if (doc.contains("links")) {
@@ -117,6 +123,19 @@ CalibrationFile calibration_from_json(const nlohmann::json& doc, const std::stri
         const auto lat = positive(l, "latency_factor", path, problems, false);
         if (family) file.links[*family] = LinkFactors{bw.value_or(1.0), lat.value_or(1.0)};
       }
+  }
+  if (doc.contains("nccl_latency")) {
+    const auto& n = doc["nccl_latency"];
+    if (!n.is_object()) {
+      problems.add("/nccl_latency", "expected an object {base_factor, intra_factor, net_factor}");
+    } else {
+      for (const auto& [key, value] : n.items())
+        if (key != "base_factor" && key != "intra_factor" && key != "net_factor")
+          problems.add("/nccl_latency/" + key, "unknown key: expected base_factor, intra_factor or net_factor");
+      file.nccl_latency.base = positive(n, "base_factor", "/nccl_latency", problems, false).value_or(1.0);
+      file.nccl_latency.intra = positive(n, "intra_factor", "/nccl_latency", problems, false).value_or(1.0);
+      file.nccl_latency.net = positive(n, "net_factor", "/nccl_latency", problems, false).value_or(1.0);
+    }
   }
   if (doc.contains("gpus")) {
     if (!doc["gpus"].is_array()) problems.add("/gpus", "expected an array");

@@ -700,16 +700,20 @@ double hw_latency(const TuningEra& era, int hw, NcclAlgorithm a, int p) {
 
 /// One hop's latency in microseconds: NCCL's hwLat row, except EFA's own on the network (see
 /// kEfaNetLatencyUs).
+/// A calibration's factors apply (NcclEnv::latency_factors: `net` on the network, `intra` inside nodes).
 double hop_latency(const NcclModel& m, const TuningEra& era, int hw, NcclAlgorithm a, int p) {
-  if (hw == kHwNet && m.efa) return kEfaNetLatencyUs + (p == kSimple ? kEfaSimpleCompletionUs : 0.0);
-  return hw_latency(era, hw, a, p);
+  const NcclLatencyFactors& f = m.env.latency_factors;
+  if (hw != kHwNet) return f.intra * hw_latency(era, hw, a, p);
+  if (m.efa) return f.net * (kEfaNetLatencyUs + (p == kSimple ? kEfaSimpleCompletionUs : 0.0));
+  return f.net * hw_latency(era, hw, a, p);
 }
 
 /// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor).
 double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   const TuningEra& era = tuning_era(m.env.version);
-  double lat = era.base_latency[std::size_t(a)][std::size_t(p)];
-  double intra = hw_latency(era, hw_intra(m), a, p);
+  const NcclLatencyFactors& f = m.env.latency_factors;
+  double lat = f.base * era.base_latency[std::size_t(a)][std::size_t(p)];
+  double intra = hop_latency(m, era, hw_intra(m), a, p);
   const int ppn = m.ranks / m.nodes;
   // + graph latencyInter, 0 unless measured; with one rank per node (from 2.23) the tree's NET latency.
   const NcclAlgorithm net_row = ppn == 1 && era.one_ppn_tree_net_latency ? NcclAlgorithm::Tree : a;
@@ -725,13 +729,13 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
       }
       double overhead = 0.0;
       const double net_overhead = m.cpu_vendor == CpuVendor::Amd ? kAmdNetOverheadUs : kNetOverheadUs;
-      if (m.nodes > 1) overhead = net_overhead * (p == kSimple ? kSimpleNetOverheadFactor : 1.0);
+      if (m.nodes > 1) overhead = f.net * net_overhead * (p == kSimple ? kSimpleNetOverheadFactor : 1.0);
       intra = std::max(intra, overhead);
       return lat + (s.steps - s.inter_steps) * intra + s.inter_steps * inter;
     }
     case NcclAlgorithm::Tree: return lat + 2 * ((ppn - 1) * intra + log2i(m.nodes) * inter);
     case NcclAlgorithm::CollNetDirect:
-      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * era.collnet_arity_latency) + inter;
+      return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * f.intra * era.collnet_arity_latency) + inter;
     case NcclAlgorithm::CollNetChain: return lat + 2 * (ppn - 1) * intra + inter;
     // From 2.19 NVLS's base latency is 0 and its NVLINK hop 23 us; 2.18 had them the other way round.
     case NcclAlgorithm::Nvls: return lat + intra + (m.nodes > 1 ? inter : 0.0);
@@ -740,7 +744,7 @@ double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
     case NcclAlgorithm::Pat: {
       // One GPU per node: the tree's NET hop latency (with ppn 1 NCCL takes the tree's row).
       const double net = hop_latency(m, era, kHwNet, NcclAlgorithm::Tree, p);
-      return kPatBaseUs + log2i(m.nodes) * (net / kPatLogLatencyDivisor) + m.ranks * kPatPerRankUs;
+      return f.base * (kPatBaseUs + m.ranks * kPatPerRankUs) + log2i(m.nodes) * (net / kPatLogLatencyDivisor);
     }
   }
   return lat;

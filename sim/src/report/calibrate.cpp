@@ -15,6 +15,10 @@ constexpr int kSweeps = 3;             ///< coordinate-descent passes over all p
 constexpr int kGoldenSteps = 24;       ///< golden-section steps per parameter: bracket shrinks to 0.618^24 ~ 1e-5
 constexpr double kRegularisation = 1e-4;
 constexpr double kMinFactor = 1.0 / 50, kMaxBandwidthFactor = 50, kMaxLatencyFactor = 200;
+constexpr std::size_t kNcclLatencyParameters = 2;  ///< NCCL's base and intra-node latency, its network hops
+/// The grid the NCCL factors start from: 9 x 9 factors from 1/4 to 16 (steps of 2^0.75).
+constexpr int kNcclGridPoints = 9;
+constexpr double kNcclGridMin = 0.25, kNcclGridMax = 16;
 
 double log_error(const Result& predicted, const Result& measured) {
   const double p = std::max(predicted.time.seconds(), 1e-15), m = std::max(measured_time(measured).seconds(), 1e-15);
@@ -65,13 +69,24 @@ CalibrationFit fit_calibration(const Topology& topology, std::span<const Result>
   std::vector<Result> fit_runs;
   for (std::size_t i = 0; i < measured.size(); ++i)
     if (fit[i]) fit_runs.push_back(measured[i]);
-  // Parameters: 2 per family, log bandwidth then log latency factor.
-  std::vector<double> x(out.families.size() * 2, 0.0);
+  // Parameters, in log space: under --algo nccl first two on NCCL's latency table (NCCL's latency,
+  // not the links', is the fixed cost its runs pay): one factor on its base latency and intra-node
+  // hops, one on its network hops; then per family its bandwidth and latency factor. Base latency and intra-node hops
+  // get one factor because a run's time cannot tell them apart (both are constants of its algorithm;
+  // fitted apart, they traded off and changed NCCL's choice at sizes between the fitted ones). A
+  // factor the runs cannot see stays at 1 (a single node's runs cross no network hop).
+  out.nccl_latency_fitted = options.algorithm == Algorithm::Nccl;
+  const std::size_t first_family = out.nccl_latency_fitted ? kNcclLatencyParameters : 0;
+  std::vector<double> x(first_family + out.families.size() * 2, 0.0);
+  const auto is_latency = [&](std::size_t j) { return j < first_family || (j - first_family) % 2 == 1; };
   const auto apply = [&](const std::vector<double>& params) {
     CalibrationFile f;
     f.base = base;
+    if (out.nccl_latency_fitted)
+      f.nccl_latency = NcclLatencyFactors{std::exp(params[0]), std::exp(params[0]), std::exp(params[1])};
     for (std::size_t k = 0; k < out.families.size(); ++k)
-      f.links[out.families[k]] = LinkFactors{std::exp(params[2 * k]), std::exp(params[2 * k + 1])};
+      f.links[out.families[k]] =
+          LinkFactors{std::exp(params[first_family + 2 * k]), std::exp(params[first_family + 2 * k + 1])};
     return f;
   };
   const auto objective = [&](const std::vector<double>& params) {
@@ -85,10 +100,25 @@ CalibrationFit fit_calibration(const Topology& topology, std::span<const Result>
     for (double v : params) reg += v * v;
     return sum / double(p.size()) + kRegularisation * reg;
   };
+  // NCCL's latency moves its choice between algorithms, so the objective has local minima along
+  // either NCCL factor alone (seen: x3 and x2.9 where the runs came from x1.5 and x3.75): a coarse
+  // grid over the two first, the descent from its best point.
+  if (out.nccl_latency_fitted) {
+    double best = objective(x);
+    std::vector<double> trial = x, start = x;
+    const double step = (std::log(kNcclGridMax) - std::log(kNcclGridMin)) / (kNcclGridPoints - 1);
+    for (int i = 0; i < kNcclGridPoints; ++i)
+      for (int k = 0; k < kNcclGridPoints; ++k) {
+        trial[0] = std::log(kNcclGridMin) + i * step;
+        trial[1] = std::log(kNcclGridMin) + k * step;
+        if (const double v = objective(trial); v < best) best = v, start = trial;
+      }
+    x = start;
+  }
   const double golden = (std::sqrt(5.0) - 1) / 2;
   for (int sweep = 0; sweep < kSweeps; ++sweep)
     for (std::size_t j = 0; j < x.size(); ++j) {
-      double lo = std::log(kMinFactor), hi = std::log(j % 2 ? kMaxLatencyFactor : kMaxBandwidthFactor);
+      double lo = std::log(kMinFactor), hi = std::log(is_latency(j) ? kMaxLatencyFactor : kMaxBandwidthFactor);
       std::vector<double> trial = x;
       const auto at = [&](double v) {
         trial[j] = v;

@@ -36,12 +36,14 @@ struct ErrorSummary {
 struct CalibrationFit {
   CalibrationFile file;                        ///< base + fitted factors (gpus untouched)
   std::vector<LinkFamily> families;            ///< families fitted
+  bool nccl_latency_fitted = false;            ///< file.nccl_latency was fitted (--algo nccl)
   ErrorSummary fit_before, fit_after;          ///< on the runs used for the fit
   ErrorSummary held_out_before, held_out_after;  ///< on the held-out runs (runs = 0: none)
   int evaluations = 0;                         ///< simulations of the fit set
 };
 
-/// Fits link factors to `measured` (runs with fit[i] true are fitted, the others held out) starting
+/// Fits link factors, and under Algorithm::Nccl NCCL's latency table's factors (NcclLatencyFactors),
+/// to `measured` (runs with fit[i] true are fitted, the others held out) starting
 /// from `base` ("pure" or "nccl"), predicting with `options` (its calibration is replaced during the
 /// fit). Precondition: measured.size() == fit.size(), at least one fitted run. Throws InputError
 /// (naming `source`) when a run cannot be predicted or no run's prediction moves data over a link.

@@ -36,6 +36,18 @@ double nccl_nvlink_link_gbytes(LinkKind kind);
 /// at it.
 double nccl_link_goodput(LinkKind kind);
 
+/// Factors on NCCL's own latency table (src/graph/tuning.cc baseLat and hwLat), which `--algo nccl`
+/// puts in simulated time: `base` multiplies baseLat (and PAT's fixed and per-rank terms), `intra` the
+/// NVLink and PCIe hop rows (and CollNet Direct's arity term), `net` the network hop rows and NCCL's
+/// network post overhead (EFA's hop included). All 1: NCCL's own model. `ringlab calibrate` fits them
+/// from a cluster's own measurements (docs/calibration.md); ringlab's fidelity scores use none.
+struct NcclLatencyFactors {
+  double base = 1.0;
+  double intra = 1.0;
+  double net = 1.0;
+  bool operator==(const NcclLatencyFactors&) const = default;
+};
+
 class Calibration {
  public:
   /// All factors 1: the closed-form alpha-beta model.
@@ -72,6 +84,8 @@ class Calibration {
   Bandwidth cpu_memory_bandwidth = default_cpu_memory_bandwidth();
   /// Set false to make local ops free (pure network timing).
   bool model_compute = true;
+  /// Factors on NCCL's latency table under --algo nccl (all 1 unless a calibration file sets them).
+  NcclLatencyFactors nccl_latency;
   /// Measured reduction rates (reduced bytes per second) per GPU model, from a GPU calibration
   /// (ringlab-validate --gpu-calibration); they replace HBM bandwidth / reduce_traffic.
   std::array<std::optional<Bandwidth>, kGpuModelCount> measured_reduce_rate{};

@@ -4,6 +4,7 @@
 //   {"schema": "ringlab.calibration", "version": 1,
 //    "base": "nccl",                       // the table the factors multiply: "pure" or "nccl"
 //    "links": [{"family": "ethernet", "bandwidth_factor": 0.93, "latency_factor": 1.8}],
+//    "nccl_latency": {"base_factor": 1.2, "intra_factor": 1.0, "net_factor": 2.1},  // optional
 //    "gpus": [{"model": "h100", "reduce_bytes_per_second": 9.17e11,
 //              "gemm_flops_per_second": {"bf16": 7.81e14, ...}}],
 //    "fit": {...}}                         // how the factors were found (informational)
@@ -11,6 +12,7 @@
 // A family's factors multiply every protocol's factors of the base table for that family: bandwidth
 // (link rate) and latency (hop latency and per-message overhead). A GPU model's measured reduction
 // rate replaces HBM bandwidth / 3 in the reduction model (Calibration::measured_reduce_rate).
+// "nccl_latency" multiplies NCCL's own latency table under --algo nccl (Calibration::nccl_latency).
 #pragma once
 
 #include <map>
@@ -39,6 +41,7 @@ struct GpuCalibration {
 struct CalibrationFile {
   std::string base = "pure";                   ///< "pure" or "nccl"
   std::map<LinkFamily, LinkFactors> links;     ///< multipliers on the base table, per family
+  NcclLatencyFactors nccl_latency;             ///< multipliers on NCCL's latency table (all 1: none)
   std::map<GpuModel, GpuCalibration> gpus;
   nlohmann::ordered_json fit = nlohmann::ordered_json::object();  ///< how it was fitted
 

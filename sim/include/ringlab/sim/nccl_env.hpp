@@ -98,6 +98,9 @@ struct NcclEnv {
   /// NCCL's version as NCCL_VERSION_CODE (2.20.3 = 22003): picks the tuning tables of that release
   /// (ringlab's key "version", not an NCCL variable). 0 = the newest tables ringlab has (2.30).
   int version = 0;
+  /// Not an NCCL variable either: a calibration's factors on NCCL's latency table
+  /// (Calibration::nccl_latency, set by the run from its calibration); all 1: NCCL's own.
+  NcclLatencyFactors latency_factors;
   NicFilter ib_hca;                    ///< NCCL_IB_HCA: the NICs NCCL may use
   /// Transports (src/graph/paths.cc, src/transport/shm.cc). NCCL_P2P_LEVEL: the farthest path GPUs
   /// of a node talk over directly; unset: NCCL's default (PXB, src/graph/paths.cc ncclTopoCheckP2p).
