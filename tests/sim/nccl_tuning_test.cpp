@@ -1171,9 +1171,11 @@ TEST_CASE("nccl: a calibration's latency factors scale NCCL's baseLat, intra-nod
         Approx(2 * (7 * 3 * 28.0 + 2 * 0.5 * 28.0)));
   // The chosen pair's per-hop latency across nodes is the network row's, scaled.
   const NcclChoice scaled = nccl_choose(m, Collective::AllReduce, 1_GiB);
+  CHECK_THAT(nccl_model_summary(m), Catch::EndsWith("latencies calibrated (base x2.00, intra-node hops x3.00, network hops x0.50)"));
   m.env.latency_factors = {};  // all 1: NCCL's own numbers (the tests above)
   const NcclChoice own = nccl_choose(m, Collective::AllReduce, 1_GiB);
   REQUIRE(scaled.name == own.name);
+  CHECK_THAT(nccl_model_summary(m), !Catch::Contains("calibrated"));
   CHECK(scaled.step_latency.microseconds() == Approx(0.5 * own.step_latency.microseconds()));
   CHECK(row(nccl_estimates(m, Collective::AllReduce, 8_B), NcclAlgorithm::Tree, Protocol::LL).latency.microseconds() ==
         Approx(6.8 + 2 * (7 * 0.6 + 2 * 5.0)));

@@ -1799,6 +1799,9 @@ std::string nccl_model_summary(const NcclModel& m) {
   if (m.nvls_tree) out << ", NVLS-Tree";
   if (m.collnet) out << ", CollNet";
   out << ", tuning tables of " << tuning_era(m.env.version).name;
+  if (const NcclLatencyFactors& f = m.env.latency_factors; f != NcclLatencyFactors{})
+    out << std::setprecision(2) << ", latencies calibrated (base x" << f.base << ", intra-node hops x" << f.intra
+        << ", network hops x" << f.net << ")";
   return out.str();
 }
 

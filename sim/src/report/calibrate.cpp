@@ -16,9 +16,26 @@ constexpr int kGoldenSteps = 24;       ///< golden-section steps per parameter: 
 constexpr double kRegularisation = 1e-4;
 constexpr double kMinFactor = 1.0 / 50, kMaxBandwidthFactor = 50, kMaxLatencyFactor = 200;
 constexpr std::size_t kNcclLatencyParameters = 2;  ///< NCCL's base and intra-node latency, its network hops
-/// The grid the NCCL factors start from: 9 x 9 factors from 1/4 to 16 (steps of 2^0.75).
+/// The grid the NCCL factors start from: 9 x 9 factors from 1/8 to 8 (steps of 2^0.75, 1 in the middle).
 constexpr int kNcclGridPoints = 9;
-constexpr double kNcclGridMin = 0.25, kNcclGridMax = 16;
+constexpr double kNcclGridMin = 1.0 / 8, kNcclGridMax = 8;
+
+/// NCCL's latency moves its choice between algorithms, so the objective has local minima along either
+/// NCCL factor alone (seen: x3 and x2.9 where the runs came from x1.5 and x3.75): the descent starts
+/// from the best point of a grid over the two (params[0], params[1]), the others as in `x`.
+template <class Objective>
+std::vector<double> nccl_grid_start(const Objective& objective, std::vector<double> x) {
+  double best = objective(x);
+  std::vector<double> trial = x;
+  const double lo = std::log(kNcclGridMin), step = (std::log(kNcclGridMax) - lo) / (kNcclGridPoints - 1);
+  for (int i = 0; i < kNcclGridPoints; ++i)
+    for (int k = 0; k < kNcclGridPoints; ++k) {
+      trial[0] = lo + i * step;
+      trial[1] = lo + k * step;
+      if (const double v = objective(trial); v < best) best = v, x = trial;
+    }
+  return x;
+}
 
 double log_error(const Result& predicted, const Result& measured) {
   const double p = std::max(predicted.time.seconds(), 1e-15), m = std::max(measured_time(measured).seconds(), 1e-15);
@@ -70,11 +87,11 @@ CalibrationFit fit_calibration(const Topology& topology, std::span<const Result>
   for (std::size_t i = 0; i < measured.size(); ++i)
     if (fit[i]) fit_runs.push_back(measured[i]);
   // Parameters, in log space: under --algo nccl first two on NCCL's latency table (NCCL's latency,
-  // not the links', is the fixed cost its runs pay): one factor on its base latency and intra-node
-  // hops, one on its network hops; then per family its bandwidth and latency factor. Base latency and intra-node hops
-  // get one factor because a run's time cannot tell them apart (both are constants of its algorithm;
-  // fitted apart, they traded off and changed NCCL's choice at sizes between the fitted ones). A
-  // factor the runs cannot see stays at 1 (a single node's runs cross no network hop).
+  // not the links', is the fixed cost its runs pay): one on its base latency and intra-node hops
+  // together, one on its network hops; then per family its bandwidth and latency factor. Base and
+  // intra-node hops share a factor because a run's time cannot tell them apart (both are constants
+  // of its algorithm; fitted apart, they traded off and changed NCCL's choice at sizes between the
+  // fitted ones). A factor the runs cannot see stays at 1 (one node's runs cross no network hop).
   out.nccl_latency_fitted = options.algorithm == Algorithm::Nccl;
   const std::size_t first_family = out.nccl_latency_fitted ? kNcclLatencyParameters : 0;
   std::vector<double> x(first_family + out.families.size() * 2, 0.0);
@@ -100,21 +117,7 @@ CalibrationFit fit_calibration(const Topology& topology, std::span<const Result>
     for (double v : params) reg += v * v;
     return sum / double(p.size()) + kRegularisation * reg;
   };
-  // NCCL's latency moves its choice between algorithms, so the objective has local minima along
-  // either NCCL factor alone (seen: x3 and x2.9 where the runs came from x1.5 and x3.75): a coarse
-  // grid over the two first, the descent from its best point.
-  if (out.nccl_latency_fitted) {
-    double best = objective(x);
-    std::vector<double> trial = x, start = x;
-    const double step = (std::log(kNcclGridMax) - std::log(kNcclGridMin)) / (kNcclGridPoints - 1);
-    for (int i = 0; i < kNcclGridPoints; ++i)
-      for (int k = 0; k < kNcclGridPoints; ++k) {
-        trial[0] = std::log(kNcclGridMin) + i * step;
-        trial[1] = std::log(kNcclGridMin) + k * step;
-        if (const double v = objective(trial); v < best) best = v, start = trial;
-      }
-    x = start;
-  }
+  if (out.nccl_latency_fitted) x = nccl_grid_start(objective, x);
   const double golden = (std::sqrt(5.0) - 1) / 2;
   for (int sweep = 0; sweep < kSweeps; ++sweep)
     for (std::size_t j = 0; j < x.size(); ++j) {
