@@ -699,8 +699,8 @@ double hw_latency(const TuningEra& era, int hw, NcclAlgorithm a, int p) {
 }
 
 /// One hop's latency in microseconds: NCCL's hwLat row, except EFA's own on the network (see
-/// kEfaNetLatencyUs).
-/// A calibration's factors apply (NcclEnv::latency_factors: `net` on the network, `intra` inside nodes).
+/// kEfaNetLatencyUs), times a calibration's factor (NcclEnv::latency_factors: `net` on the network,
+/// `intra` inside nodes; 1 unless calibrated).
 double hop_latency(const NcclModel& m, const TuningEra& era, int hw, NcclAlgorithm a, int p) {
   const NcclLatencyFactors& f = m.env.latency_factors;
   if (hw != kHwNet) return f.intra * hw_latency(era, hw, a, p);
@@ -708,7 +708,8 @@ double hop_latency(const NcclModel& m, const TuningEra& era, int hw, NcclAlgorit
   return f.net * hw_latency(era, hw, a, p);
 }
 
-/// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor).
+/// comm->latencies[coll][a][p] in microseconds (before the size-dependent plateau factor), with a
+/// calibration's factors (NcclEnv::latency_factors) on its base and hop terms.
 double model_latency(const NcclModel& m, Collective c, NcclAlgorithm a, int p) {
   const TuningEra& era = tuning_era(m.env.version);
   const NcclLatencyFactors& f = m.env.latency_factors;
