@@ -833,7 +833,7 @@ TEST_CASE("nccl: the channels one call runs on", "[nccl]") {
     return nccl_call_channels(test::h100_node_model(version), c, a, p, bytes);  // 16 channels, 8 ranks
   };
   const auto ar = Collective::AllReduce;
-  // Up to 2.22 the thread thresholds alone: channels drop while bytes < channels x threads x bytes a
+  // Up to 2.19 the thread thresholds alone: channels drop while bytes < channels x threads x bytes a
   // thread. Ring LL: 512 threads x 8 B x 8 ranks = 32 KiB a channel.
   CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, 8_B) == 1);
   CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);
@@ -842,6 +842,25 @@ TEST_CASE("nccl: the channels one call runs on", "[nccl]") {
   // Tree LL128: 640 x 8 = 5120 B a channel; ring Simple: 512 x 64 = 32 KiB.
   CHECK(calls(21900, ar, NcclAlgorithm::Tree, Protocol::LL128, Bytes{40000}) == 7);
   CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::Simple, Bytes{100000}) == 3);
+  // 2.20 and 2.21: each channel takes ceil(bytes / channels), rounded up to 16 B and then to the
+  // protocol's alignment, until the bytes run out. Tree LL128 on 640 threads aligns to 20 warps x 480
+  // B = 9600 B: 40000 B over 7 channels is 5715 -> 5728 -> 9600 B a channel, so 5 channels; 256 KiB
+  // over 16 is 16384 -> 19200 B, so 14.
+  CHECK(calls(22003, ar, NcclAlgorithm::Tree, Protocol::LL128, Bytes{40000}) == 5);
+  CHECK(calls(22003, ar, NcclAlgorithm::Tree, Protocol::LL128, 256_KiB) == 14);
+  CHECK(calls(22105, ar, NcclAlgorithm::Ring, Protocol::LL128, 512_KiB) == 14);  // 32768 -> 38400 B
+  // Simple aligns to 4 KiB: 528 KiB over 16 channels is 33792 -> 36864 B a channel, so 15.
+  CHECK(calls(22003, ar, NcclAlgorithm::Ring, Protocol::Simple, 528_KiB) == 15);
+  CHECK(calls(21900, ar, NcclAlgorithm::Ring, Protocol::Simple, 528_KiB) == 16);
+  // LL on 8 B: one channel, whose threads halve to 64 and are raised to 3 warps (768 B of alignment).
+  CHECK(calls(22003, ar, NcclAlgorithm::Ring, Protocol::LL, 8_B) == 1);
+  CHECK(calls(22003, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);  // 32 KiB each, aligned
+  // 2.22: the planner's cells of 16 B, at least 512 B of traffic a channel. 40000 B of tree LL128 on
+  // 7 channels: 80000 B of traffic, 11428 a channel, 358 cells of 32 each: 358 + 5 x 358 + 352 cells,
+  // all 7 channels. 2.23.4's cells hold 16 KiB of traffic (8192 B): 5 cells, one a channel.
+  CHECK(calls(22203, ar, NcclAlgorithm::Tree, Protocol::LL128, Bytes{40000}) == 7);
+  CHECK(calls(22304, ar, NcclAlgorithm::Tree, Protocol::LL128, Bytes{40000}) == 5);
+  CHECK(calls(22203, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);
   // From 2.23 the planner's cells. 2.25, 64 KiB ring LL on the 2 channels above: 128 KiB of traffic,
   // 64 KiB a channel, cells of 16 KiB of traffic (8 KiB of data): 4 cells each, 2 channels.
   CHECK(calls(22501, ar, NcclAlgorithm::Ring, Protocol::LL, 64_KiB) == 2);

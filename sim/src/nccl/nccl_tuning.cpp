@@ -1837,12 +1837,17 @@ std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, co
 }
 
 namespace {
-// The channels one collective call runs on (src/enqueue.cc topoGetAlgoInfo, v2.18.1-v2.30.7): from
-// comm->nChannels NCCL drops one channel at a time while the bytes are fewer than channels x threads
-// x the protocol's bytes per thread. From 2.23 the kernel planner (scheduleCollTasksToPlan) then
-// cuts the call into cells of at least MinTrafficPerChannel of traffic and spreads them over those
-// channels, so a small call runs on fewer still; NCCL's tuning log prints the result
-// (channel{Lo..Hi}). Releases 2.20 to 2.22 split by other rules (not ported: the threshold alone).
+// The channels one collective call runs on (src/enqueue.cc topoGetAlgoInfo, getChannnelThreadInfo in
+// 2.20 and 2.21, v2.18.1-v2.30.7): from comm->nChannels NCCL drops one channel at a time while the
+// bytes are fewer than channels x threads x the protocol's bytes per thread. Then the planner
+// (scheduleCollTasksToPlan) spreads the call over those channels, so a small call may run on fewer
+// still; NCCL's tuning log prints the result (channel{Lo..Hi}):
+// - 2.18 and 2.19: on all of them.
+// - 2.20 and 2.21 (addCBDCollToPlan, "channel-based distribution"): each channel in turn takes
+//   ceil(bytes / channels) rounded up to 16 B (maxBytesPerChannel), then up to a multiple of the
+//   protocol's alignment (computeCollAlignCount), until the bytes run out.
+// - From 2.22: cells of at least MinTrafficPerChannel of traffic (512 B, and cells of 16 B, in 2.22;
+//   16 KiB from 2.23.4, 32 KiB from 2.29.2), spread over the channels.
 constexpr std::int64_t kLlThreadThreshold = 8;       // NCCL_LL_THREAD_THRESHOLD (src/include/comm.h)
 constexpr std::int64_t kLl128ThreadThreshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
 constexpr std::int64_t kSimpleThreadThreshold = 64;  // NCCL_SIMPLE_THREAD_THRESHOLD
@@ -1853,11 +1858,21 @@ constexpr std::int64_t kSimpleMaxThreads = 512;      // NCCL_SIMPLE_MAX_NTHREADS
 constexpr std::int64_t kMaxThreads = 640;            // NCCL_MAX_NTHREADS: CollNet Chain's Simple
 constexpr std::int64_t kSlowRingSimpleThreads = 256;  // tuning.cc simpleDefaultThreads when the ring is slow
 constexpr double kPciBwGbytes = 12.0;                // PCI_BW (src/graph/topo.h): "PCI Gen3 x16"
+constexpr int kCbdPlannerVersion = 22000;            // v2.20.3: addCBDCollToPlan
+constexpr int kCellPlannerVersion222 = 22200;        // v2.22.3: cells of 16 B, MinTrafficPerChannel 512 B
 constexpr int kCellPlannerVersion = 22304;           // v2.23.4: cells of MinTrafficPerChannel 16 KiB
 constexpr int kLlCellTrafficVersion = 22602;         // v2.26.2: LL cells count 4 x their traffic
 constexpr int kEvenTrafficVersion = 22902;           // v2.29.2: 32 KiB, trafficPerChannel = traffic / channels
+constexpr std::int64_t kMinTrafficPerChannel222 = 512;
+constexpr std::int64_t kCellBytes222 = 16;
 constexpr std::int64_t kMinTrafficPerChannel = 16 << 10;
 constexpr std::int64_t kMinTrafficPerChannel229 = 32 << 10;
+// computeCollAlignCount's units in bytes (src/include/enqueue.h, v2.20.3 and v2.21.5).
+constexpr std::int64_t kSimpleAlignment = 32 * 8 * 16;  // NCCL_SIMPLE_ALIGNMENT: WARP_SIZE x 8 x 16
+constexpr std::int64_t kLl128AlignmentPerWarp = 480;    // NCCL_LL128_ALIGNMENT_PER_WARP
+constexpr std::int64_t kLlAlignmentPerThread = 8;       // NCCL_LL_ALIGNMENT_PER_THREAD: sizeof(uint64_t)
+constexpr std::int64_t kWarpSize = 32;
+constexpr std::int64_t kMinWarps = 3;  // getChannnelThreadInfo: "nt/WARP_SIZE < 3 ? 3*WARP_SIZE : nt"
 
 bool from_release(const NcclModel& m, int version) { return m.env.version <= 0 || m.env.version >= version; }
 std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -1870,8 +1885,13 @@ std::int64_t traffic_per_byte(Collective c, int ranks) {
   return 1;
 }
 
-/// topoGetAlgoInfo's "Ring/Tree channel tuning": the call's nMaxChannels.
-int threshold_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t bytes) {
+/// A call's comm->maxThreads and threadThresholds for (algorithm, protocol).
+struct ThreadRule {
+  std::int64_t threads;
+  std::int64_t threshold;
+};
+
+ThreadRule thread_rule(const NcclModel& m, NcclAlgorithm a, int p) {
   std::int64_t threads = p == kLL ? kLlMaxThreads : p == kLL128 ? kLl128MaxThreads : 0;
   std::int64_t threshold = p == kLL ? kLlThreadThreshold : p == kLL128 ? kLl128ThreadThreshold : kSimpleThreadThreshold;
   if (p == kSimple) {
@@ -1883,21 +1903,43 @@ int threshold_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t 
     // PAT: comm->maxThreads[PAT] is never set (0), so the loop keeps every channel.
   }
   if (a == NcclAlgorithm::Ring && p == kLL) threshold *= m.ranks;
+  return {threads, threshold};
+}
+
+/// topoGetAlgoInfo's "Ring/Tree channel tuning": the call's nMaxChannels.
+int threshold_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t bytes) {
+  const ThreadRule rule = thread_rule(m, a, p);
   int nc = m.channels;
-  while (nc >= 2 && bytes < std::int64_t(nc) * threads * threshold) --nc;
+  while (nc >= 2 && bytes < std::int64_t(nc) * rule.threads * rule.threshold) --nc;
   return nc;
 }
 
-/// scheduleCollTasksToPlan for one call on `nc` channels of `all` (v2.23.4-v2.30.7): the channels
+/// 2.20 and 2.21's addCBDCollToPlan for one call of `count_bytes` (per rank for AllGather and
+/// ReduceScatter; `bytes` is the whole buffer, as the thresholds count it) on `nc` channels.
+int cbd_channels(const NcclModel& m, NcclAlgorithm a, int p, std::int64_t count_bytes, std::int64_t bytes, int nc) {
+  // getChannnelThreadInfo: the threads halve while the call is too small for them, down to 3 warps.
+  const ThreadRule rule = thread_rule(m, a, p);
+  std::int64_t nt = rule.threads;
+  while (bytes < nc * nt * rule.threshold && nt % 128 == 0) nt /= 2;
+  nt = std::max(nt, kMinWarps * kWarpSize);
+  const std::int64_t align = p == kSimple ? kSimpleAlignment
+                             : p == kLL128 ? kLl128AlignmentPerWarp * (nt / kWarpSize)
+                                           : kLlAlignmentPerThread * nt;
+  const std::int64_t per_channel = div_up(round_up16(div_up(count_bytes, nc)), align) * align;
+  return int(std::min<std::int64_t>(nc, div_up(count_bytes, per_channel)));
+}
+
+/// scheduleCollTasksToPlan for one call on `nc` channels of `all` (v2.22.3-v2.30.7): the channels
 /// its cells fill (channelHi - channelLo + 1).
 int planned_channels(const NcclModel& m, Collective c, int p, std::int64_t count_bytes, int nc, int all) {
+  const bool v222 = !from_release(m, kCellPlannerVersion);
   const bool even = from_release(m, kEvenTrafficVersion);
-  const std::int64_t min_traffic = even ? kMinTrafficPerChannel229 : kMinTrafficPerChannel;
+  const std::int64_t min_traffic = v222 ? kMinTrafficPerChannel222 : even ? kMinTrafficPerChannel229 : kMinTrafficPerChannel;
   const std::int64_t per_byte = traffic_per_byte(c, m.ranks);
   const std::int64_t traffic = std::max(min_traffic, count_bytes * per_byte);
   const std::int64_t per_channel = even ? round_up16(traffic / nc) : std::max(min_traffic, traffic / nc);
   const std::int64_t cell_per_byte = per_byte * (p == kLL && from_release(m, kLlCellTrafficVersion) ? 4 : 1);
-  const std::int64_t cell = round_up16(div_up(min_traffic, cell_per_byte));
+  const std::int64_t cell = v222 ? kCellBytes222 : round_up16(div_up(min_traffic, cell_per_byte));
   const std::int64_t cells = div_up(count_bytes, cell);
   const std::int64_t traffic_per_cell = cell * cell_per_byte;
   std::int64_t cells_per_channel = std::min(cells, div_up(per_channel, traffic_per_cell));
@@ -1919,13 +1961,16 @@ int nccl_call_channels(const NcclModel& m, Collective c, NcclAlgorithm a, Protoc
   if (a == NcclAlgorithm::Nvls || a == NcclAlgorithm::NvlsTree) return nvls_channels(m);
   if (a == NcclAlgorithm::CollNetDirect || message.count() <= 0) return m.channels;
   const int nc = threshold_channels(m, a, p, message.count());
-  // CollNet tasks skip the planner's cells (scheduleCollTasksToPlan: task->isCollnet).
-  if (a == NcclAlgorithm::CollNetChain || !from_release(m, kCellPlannerVersion)) return nc;
+  // CollNet tasks skip the planner (task->isCollnet; 2.20 and 2.21: addCollnetCollToPlan).
+  if (a == NcclAlgorithm::CollNetChain || !from_release(m, kCbdPlannerVersion)) return nc;
   // The planner's count is per rank for AllGather and ReduceScatter, whose `message` is the whole
-  // buffer; cells are multiples of 16 bytes, so the element size does not change the split.
+  // buffer. Cells are multiples of 16 bytes and the alignments of 8, so the element size (at most 8
+  // bytes) does not change the split.
   std::int64_t count_bytes = message.count();
   if (c == Collective::AllGather || c == Collective::ReduceScatter) count_bytes /= std::max(1, m.ranks);
-  return planned_channels(m, c, p, std::max<std::int64_t>(1, count_bytes), nc, m.channels);
+  count_bytes = std::max<std::int64_t>(1, count_bytes);
+  if (!from_release(m, kCellPlannerVersion222)) return cbd_channels(m, a, p, count_bytes, message.count(), nc);
+  return planned_channels(m, c, p, count_bytes, nc, m.channels);
 }
 
 NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {

@@ -203,8 +203,10 @@ bool nccl_runs_payload(NcclAlgorithm a, const Payload& payload);
 /// The channels one call of `message` bytes (the whole buffer; AllGather's and ReduceScatter's too)
 /// runs on under (algorithm, protocol), as NCCL's tuning log prints them (channel{Lo..Hi}): for ring,
 /// tree, PAT and CollNet Chain, comm->nChannels less those the call is too small to fill
-/// (src/enqueue.cc topoGetAlgoInfo's thread thresholds, and from 2.23 the kernel planner's cells of
-/// 16 KiB, 32 KiB from 2.29, of traffic); NVLS and NVLS-Tree: nvls_channels; CollNet Direct: all.
+/// (src/enqueue.cc topoGetAlgoInfo's thread thresholds, then the planner's split: in 2.20 and 2.21
+/// per channel ceil(bytes / channels) up to the protocol's alignment, from 2.22 cells of 512 B, 16 KiB
+/// from 2.23.4, 32 KiB from 2.29, of traffic; CollNet Chain: the thresholds alone); NVLS and
+/// NVLS-Tree: nvls_channels; CollNet Direct: all.
 int nccl_call_channels(const NcclModel& model, Collective collective, NcclAlgorithm algorithm, Protocol protocol,
                        Bytes message);
 
