@@ -891,6 +891,34 @@ TEST_CASE("nccl: a DGX H100's per-call channels as NCCL 2.30.7 logs them", "[ncc
   CHECK(line(2_MiB) == "AllReduce: 2097152 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
 }
 
+TEST_CASE("nccl: the planner spreads a small NVLS call over fewer of the NVLS CTAs", "[nccl]") {
+  // NVLS and NVLS-Tree run on NCCL's NVLS CTAs (16 on Hopper), and from 2.20 the planner splits a
+  // call over them as it does over ring channels; NVLS across nodes is a CollNet task and takes all.
+  const auto logged = [](int nodes, const char* version, const char* algo, Bytes bytes) {
+    const Topology t = template_cluster(NodeTemplate::DgxH100, nodes);
+    NcclEnv env;
+    set_nccl_env(env, "version", version);
+    set_nccl_env(env, "NCCL_ALGO", algo);
+    const NcclModel m = nccl_model(t, t.gpus(), env);
+    const NcclChoice choice = nccl_choose(m, Collective::AllReduce, bytes);
+    CHECK(choice.nccl_algorithm == (nodes == 1 ? NcclAlgorithm::Nvls : NcclAlgorithm::NvlsTree));
+    const std::string line = nccl_choice_line(m, Collective::AllReduce, bytes, choice);
+    CHECK(line.substr(line.find("channel")) == "channel{Lo..Hi}={0.." + std::to_string(choice.logged_channels - 1) + "}");
+    return choice.logged_channels;
+  };
+  // 2.30: 2 MiB as NCCL logs it on a DGX H100; 128 KiB is 256 KiB of traffic, 16 KiB a CTA's share,
+  // in cells of 32 KiB of traffic: 8 cells, one a CTA.
+  CHECK(logged(1, "2.30.7", "NVLS", 2_MiB) == 16);
+  CHECK(logged(1, "2.30.7", "NVLS", 128_KiB) == 8);
+  CHECK(logged(2, "2.30.7", "NVLSTree", 128_KiB) == 8);
+  // 2.26: cells of 16 KiB of traffic, at least 16 KiB a CTA: 128 KiB fills 16, 32 KiB 4.
+  CHECK(logged(1, "2.26.2", "NVLS", 128_KiB) == 16);
+  CHECK(logged(1, "2.26.2", "NVLS", 32_KiB) == 4);
+  // 2.21: 32 KiB / 16 = 2 KiB, aligned to Simple's 4 KiB: 8 CTAs. 2.19 uses all 16.
+  CHECK(logged(1, "2.21.5", "NVLS", 32_KiB) == 8);
+  CHECK(logged(1, "2.19.3", "NVLS", 32_KiB) == 16);
+}
+
 TEST_CASE("nccl: the line NCCL logs per call names the algorithm, protocol, bytes and channels", "[nccl]") {
   const NcclModel m = h100_node();
   // 1 GiB: ring Simple (211.9 GB/s) beats the tree (170.6) on one node; 16 channels.

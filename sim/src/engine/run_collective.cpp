@@ -189,6 +189,7 @@ CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, Colle
   options.ecmp = EcmpPolicy::Channel;  // NCCL pins each channel to its NIC rail
   options.detours = state.detours;
   CollectiveOutcome out = run_spec(topology, request, spec, options, routes_for(state.nccl_routes, topology, options));
+  out.channels = choice.logged_channels;  // as NCCL's log counts them (NVLS: its CTAs, not the heads)
   const std::string label = "nccl:" + choice.name;
   if (out.result) {
     apply_model_rate(*out.result, choice, spec.message);

@@ -1822,19 +1822,6 @@ std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId
   return model ? nccl_model_summary(*model) : "";
 }
 
-std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {
-  int channels = choice.channels;
-  if (choice.nccl_algorithm == NcclAlgorithm::Nvls || choice.nccl_algorithm == NcclAlgorithm::NvlsTree) {
-    const bool sm100 = blackwell(m.gpu) && (m.env.version == 0 || m.env.version >= kNvlsCtasSm100MinVersion);
-    channels = sm100 ? kNvlsCtasSm100 : kNvlsCtas;
-  }
-  std::int64_t bytes = message.count();
-  if (c == Collective::AllGather || c == Collective::ReduceScatter) bytes /= std::max(1, m.ranks);
-  std::string line = std::string(nccl_log_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
-                     std::string(nccl_log_name(choice.nccl_algorithm)) + " proto " +
-                     std::string(nccl_log_name(choice.protocol));
-  return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";
-}
 
 namespace {
 // The channels one collective call runs on (src/enqueue.cc topoGetAlgoInfo, getChannnelThreadInfo in
@@ -1954,6 +1941,19 @@ int planned_channels(const NcclModel& m, Collective c, int p, std::int64_t count
   if (hi == 0 && mid != 0) hi = cells_per_channel, --mid;
   return int((lo != 0) + mid + (hi != 0));
 }
+
+/// The release's planner for one call of `message` on `nc` of the kind's `all` channels.
+int planner_channels(const NcclModel& m, Collective c, NcclAlgorithm a, int p, Bytes message, int nc, int all) {
+  if (!from_release(m, kCbdPlannerVersion)) return nc;
+  // The planner's count is per rank for AllGather and ReduceScatter, whose `message` is the whole
+  // buffer. Cells are multiples of 16 bytes and the alignments of 8, so the element size (at most 8
+  // bytes) does not change the split.
+  std::int64_t count_bytes = message.count();
+  if (c == Collective::AllGather || c == Collective::ReduceScatter) count_bytes /= std::max(1, m.ranks);
+  count_bytes = std::max<std::int64_t>(1, count_bytes);
+  if (!from_release(m, kCellPlannerVersion222)) return cbd_channels(m, a, p, count_bytes, message.count(), nc);
+  return planned_channels(m, c, p, count_bytes, nc, all);
+}
 }  // namespace
 
 int nccl_call_channels(const NcclModel& m, Collective c, NcclAlgorithm a, Protocol protocol, Bytes message) {
@@ -1962,20 +1962,36 @@ int nccl_call_channels(const NcclModel& m, Collective c, NcclAlgorithm a, Protoc
   if (a == NcclAlgorithm::CollNetDirect || message.count() <= 0) return m.channels;
   const int nc = threshold_channels(m, a, p, message.count());
   // CollNet tasks skip the planner (task->isCollnet; 2.20 and 2.21: addCollnetCollToPlan).
-  if (a == NcclAlgorithm::CollNetChain || !from_release(m, kCbdPlannerVersion)) return nc;
-  // The planner's count is per rank for AllGather and ReduceScatter, whose `message` is the whole
-  // buffer. Cells are multiples of 16 bytes and the alignments of 8, so the element size (at most 8
-  // bytes) does not change the split.
-  std::int64_t count_bytes = message.count();
-  if (c == Collective::AllGather || c == Collective::ReduceScatter) count_bytes /= std::max(1, m.ranks);
-  count_bytes = std::max<std::int64_t>(1, count_bytes);
-  if (!from_release(m, kCellPlannerVersion222)) return cbd_channels(m, a, p, count_bytes, message.count(), nc);
-  return planned_channels(m, c, p, count_bytes, nc, m.channels);
+  if (a == NcclAlgorithm::CollNetChain) return nc;
+  return planner_channels(m, c, a, p, message, nc, m.channels);
+}
+
+namespace {
+/// NcclChoice::logged_channels for a choice of `a` on `channels`.
+int logged_channels(const NcclModel& m, Collective c, Bytes message, NcclAlgorithm a, int channels) {
+  if (a != NcclAlgorithm::Nvls && a != NcclAlgorithm::NvlsTree) return channels;
+  // The NVLS CTAs; the planner splits a call over them, but for NVLS across nodes (a CollNet task).
+  const bool sm100 = blackwell(m.gpu) && (m.env.version == 0 || m.env.version >= kNvlsCtasSm100MinVersion);
+  const int ctas = sm100 ? kNvlsCtasSm100 : kNvlsCtas;
+  if (a == NcclAlgorithm::Nvls && m.nodes > 1) return ctas;
+  return planner_channels(m, c, a, kSimple, message, ctas, ctas);
+}
+}  // namespace
+
+std::string nccl_choice_line(const NcclModel& m, Collective c, Bytes message, const NcclChoice& choice) {
+  const int channels = choice.logged_channels;
+  std::int64_t bytes = message.count();
+  if (c == Collective::AllGather || c == Collective::ReduceScatter) bytes /= std::max(1, m.ranks);
+  std::string line = std::string(nccl_log_name(c)) + ": " + std::to_string(bytes) + " Bytes -> Algo " +
+                     std::string(nccl_log_name(choice.nccl_algorithm)) + " proto " +
+                     std::string(nccl_log_name(choice.protocol));
+  return line + " channel{Lo..Hi}={0.." + std::to_string(std::max(1, channels) - 1) + "}";
 }
 
 NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Payload& payload) {
   NcclChoice choice;
   choice.channels = m.channels;
+  choice.logged_channels = m.channels;
   choice.chunk = kStepBytes[kSimple];
   choice.name = "ring/simple";
   std::vector<NcclEstimate> all = nccl_estimates(m, c, message);
@@ -1992,6 +2008,7 @@ NcclChoice nccl_choose(const NcclModel& m, Collective c, Bytes message, const Pa
   choice.algorithm = ringlab_algorithm(best->algorithm);
   choice.nccl_algorithm = best->algorithm;
   choice.channels = nccl_call_channels(m, c, best->algorithm, best->protocol, message);
+  choice.logged_channels = logged_channels(m, c, message, best->algorithm, choice.channels);
   choice.protocol = best->protocol;
   choice.chunk = p == kSimple ? Bytes{m.env.buffer.count() / kNcclSteps} : kStepBytes[std::size_t(p)];
   choice.predicted = best->time;

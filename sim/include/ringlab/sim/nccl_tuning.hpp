@@ -83,7 +83,10 @@ struct NcclChoice {
   Algorithm algorithm = Algorithm::Ring;  ///< ring, tree or in_network (for CollNet and NVLS)
   NcclAlgorithm nccl_algorithm = NcclAlgorithm::Ring;
   Protocol protocol = Protocol::Simple;
-  int channels = 1;
+  int channels = 1;       ///< the channels simulated (NVLS and NVLS-Tree: one per head)
+  /// The channels NCCL's tuning log gives the call (channel{Lo..Hi}): `channels`, but for NVLS and
+  /// NVLS-Tree the NVLS CTAs the planner spreads the call over.
+  int logged_channels = 1;
   Bytes chunk;            ///< the protocol's step size: the schedule's piece size
   Duration predicted;     ///< NCCL's model time for the whole collective
   Duration latency;       ///< the model's latency term
@@ -180,9 +183,10 @@ std::vector<std::string> nccl_tuning_table(const NcclModel& model);
 /// NCCL's line for one call at rank 0 under NCCL_DEBUG_SUBSYS=TUNING (src/enqueue.cc, 2.19 and
 /// later): "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}". Bytes as
 /// NCCL counts them (count x type size: per rank for AllGather and ReduceScatter, so `message` / ranks).
-/// Channels: the choice's (NCCL's rings or trees); for NVLS and NVLS-Tree NCCL's NVLS CTAs (16, and
-/// 32 on Blackwell from 2.26), which run the heads' channels that ringlab simulates one per head.
-/// NCCL also narrows the range for small sizes (its thread thresholds), which ringlab does not model.
+/// Channels: the choice's logged_channels: for ring and tree nccl_call_channels; for NVLS and
+/// NVLS-Tree NCCL's NVLS CTAs (16, and 32 on Blackwell from 2.26), which run the heads' channels that
+/// ringlab simulates one per head, less those the release's planner leaves a small call without (not
+/// for NVLS across nodes).
 std::string nccl_choice_line(const NcclModel& model, Collective collective, Bytes message, const NcclChoice& choice);
 
 /// What NCCL's model sees, in one line for report headers (no leading "nccl model: "): "2 nodes x 8
