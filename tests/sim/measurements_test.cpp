@@ -435,7 +435,7 @@ TEST_CASE("nccl-tests: GPUs per host thread (-g) from the header, none when -G c
 
 TEST_CASE("fit_calibration under --algo nccl recovers the NCCL latency that generated the measurements") {
   // "Measurements": NCCL's choice on the default scenario (4 V100 servers, EDR) with NCCL's base
-  // latency and intra-node hops at x1.5 and its network hops at x3.75, 8 B to 64 MiB on one server's
+  // latency and intra-node hops at x1.5 and its network hops at x3.75, 8 B to 16 MiB on one server's
   // 4 GPUs (no network hop) and on all 16; fitted from NCCL's own table.
   const Scenario scenario = load_scenario(std::string(RINGLAB_SOURCE_DIR) + "/scenarios/v100x4-ib100.json");
   CalibrationFile truth;

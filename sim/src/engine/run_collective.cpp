@@ -51,6 +51,7 @@ struct CollectiveSweep::State {
   std::optional<Topology> view;
   Detours detours;
   std::shared_ptr<detail::RouteMemo> nccl_routes;
+  std::optional<NcclComm> comm;  ///< NCCL's model and searched rings on the view (made on first use)
 };
 
 namespace {
@@ -176,7 +177,8 @@ CollectiveOutcome run_nccl(State& state, const CollectiveRequest& request, Colle
   const Topology& topology = state.view ? *state.view : state.cluster;
   // NCCL's rings and tree chains, one per channel, spread over every NIC (its own search; a rank
   // order's channel rings do not reach NCCL).
-  const NcclResolved nccl = nccl_resolve(topology, request.order.ranks, spec);
+  if (!state.comm) state.comm.emplace(topology, request.order.ranks, spec.nccl_env);
+  const NcclResolved nccl = state.comm->resolve(spec);
   const NcclChoice& choice = nccl.choice;
   if (!choice.unavailable.empty()) return unavailable(choice.unavailable);
   if (!state.transports_unavailable.empty()) return unavailable(state.transports_unavailable);

@@ -42,6 +42,18 @@ constexpr int kDupMaxChannelsAfterAmpere = 4;
 
 enum class Order { Search, Pci, Replay };  // forcedOrder: 0, FORCED_ORDER_PCI, FORCED_ORDER_REPLAY
 
+constexpr int kMaxGpus = 64;  // NCCL_TOPO_MAX_NODES: the GPUs of one node the search handles
+
+/// The GPUs a step may go to next, in the order to try them (on the stack: the search takes up to
+/// NCCL_SEARCH_GLOBAL_TIMEOUT steps).
+struct NextGpus {
+  std::array<int, kMaxGpus> gpus;
+  int count = 0;
+  void push(int gpu) { gpus[std::size_t(count++)] = gpu; }
+  const int* begin() const { return gpus.data(); }
+  const int* end() const { return gpus.data() + count; }
+};
+
 struct Graph {  // the fields of ncclTopoGraph the ring search reads
   int channels = 0;
   float bw = 0.0f;  // bwIntra (= bwInter with no network)
@@ -82,7 +94,7 @@ class RingSearch {
   void try_gpu(Graph& g, int step, Order order, int from, int gpu);
   void rec_gpu(Graph& g, int gpu, int step, Order order);
   void rec(Graph& g);
-  std::vector<int> next_gpus(const Graph& g, int gpu) const;
+  NextGpus next_gpus(const Graph& g, int gpu) const;
   void compare_and_save(const Graph& g);
   void dup_channels();
 
@@ -125,32 +137,30 @@ bool RingSearch::follow(int from, int to, float bw, int mult) {
 /// ncclTopoSearchNextGpuSort without NICs: the unused GPUs with a path, by path bandwidth (most
 /// first), hop count (fewest first), then distance from `gpu` in index order; behind a switch only
 /// the ring neighbours that are unused, the previous GPU first.
-std::vector<int> RingSearch::next_gpus(const Graph& g, int gpu) const {
+NextGpus RingSearch::next_gpus(const Graph& g, int gpu) const {
   const std::uint64_t flag = std::uint64_t(1) << g.channels;
+  NextGpus out;
   if (switched()) {
-    std::vector<int> out;
     const int prev = (gpu - 1 + n_) % n_, next = (gpu + 1) % n_;
-    if (!(used_[std::size_t(prev)] & flag)) out.push_back(prev);
-    if (next != prev && !(used_[std::size_t(next)] & flag)) out.push_back(next);
+    if (!(used_[std::size_t(prev)] & flag)) out.push(prev);
+    if (next != prev && !(used_[std::size_t(next)] & flag)) out.push(next);
     return out;
   }
-  struct Score {
-    int g, start;
-    float bw;
-  };
-  std::vector<Score> scores;
+  // NCCL compares the scores as ints (struct ncclGpuScore); every path here is one hop. The peers
+  // are listed in distance order, so an insertion sort on the bandwidth alone keeps ties in it.
+  std::array<int, kMaxGpus> bws;
   for (int i = 1; i < n_; ++i) {
     const int peer = (gpu + i) % n_;
     if (used_[std::size_t(peer)] & flag) continue;
-    scores.push_back(Score{peer, i, path_bw(gpu, peer)});
+    const int bw = int(path_bw(gpu, peer));
+    int k = out.count++;
+    for (; k > 0 && bws[std::size_t(k - 1)] < bw; --k) {
+      bws[std::size_t(k)] = bws[std::size_t(k - 1)];
+      out.gpus[std::size_t(k)] = out.gpus[std::size_t(k - 1)];
+    }
+    bws[std::size_t(k)] = bw;
+    out.gpus[std::size_t(k)] = peer;
   }
-  // NCCL compares the scores as ints (struct ncclGpuScore); every path here is one hop.
-  std::stable_sort(scores.begin(), scores.end(), [](const Score& a, const Score& b) {
-    if (int(a.bw) != int(b.bw)) return int(a.bw) > int(b.bw);
-    return a.start < b.start;
-  });
-  std::vector<int> out;
-  for (const Score& s : scores) out.push_back(s.g);
   return out;
 }
 
@@ -195,9 +205,9 @@ void RingSearch::rec_gpu(Graph& g, int gpu, int step, Order order) {
   if (g.intra.size() < base + std::size_t(n_)) g.intra.resize(base + std::size_t(n_));
   g.intra[base + std::size_t(step)] = gpu;
   if (step < n_ - 1) {
-    std::vector<int> next;
-    if (order == Order::Pci) next = {step + 1};
-    else if (order == Order::Replay) next = {g.intra[base - std::size_t(n_) + std::size_t(step) + 1]};
+    NextGpus next;
+    if (order == Order::Pci) next.push(step + 1);
+    else if (order == Order::Replay) next.push(g.intra[base - std::size_t(n_) + std::size_t(step) + 1]);
     else next = next_gpus(g, gpu);
     for (int peer : next) try_gpu(g, step + 1, order, gpu, peer);
     return;
@@ -305,7 +315,7 @@ NcclRingGraph RingSearch::run() {
 }  // namespace
 
 NcclRingGraph nccl_search_mesh_rings(const NcclMesh& mesh) {
-  assert(mesh.gpus >= 2 && mesh.gpus <= 64);
+  assert(mesh.gpus >= 2 && mesh.gpus <= kMaxGpus);
   assert(mesh.switch_gbytes.empty() ? mesh.link_gbytes.size() == std::size_t(mesh.gpus * mesh.gpus)
                                     : mesh.switch_gbytes.size() == std::size_t(mesh.gpus));
   return RingSearch(mesh).run();

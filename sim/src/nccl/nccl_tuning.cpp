@@ -1503,19 +1503,27 @@ std::vector<std::vector<int>> channel_orders(const Topology& topology, std::span
 
 }  // namespace
 
+namespace {
+/// The rings NCCL's search gives the channels on one node's NVLink mesh (rank indices; channel c
+/// takes ring c mod their count); none behind a switch, where every order loads the same links, or
+/// where there is no such mesh.
+std::vector<std::vector<int>> searched_mesh_rings(const Topology& topology, std::span<const DeviceId> ranks,
+                                                  const NcclEnv& env) {
+  std::vector<std::vector<int>> rings;
+  const auto mesh = nvlink_mesh_rings(topology, ranks, env);
+  if (!mesh || mesh->switched) return rings;
+  for (const std::vector<int>& ring : mesh->graph.rings) {
+    rings.emplace_back();
+    for (int gpu : ring) rings.back().push_back(mesh->gpu_rank[std::size_t(gpu)]);
+  }
+  return rings;
+}
+}  // namespace
+
 std::vector<std::vector<int>> nccl_channel_rings(const Topology& topology, std::span<const DeviceId> ranks,
                                                  int channels, const NcclEnv& env) {
-  // On a mesh each channel takes its ring from NCCL's search; behind a switch every order loads the
-  // same links, and the channels keep the ranks' order.
-  const auto mesh = nvlink_mesh_rings(topology, ranks, env);
-  if (mesh && !mesh->switched) {
-    std::vector<std::vector<int>> rings;  // rank indices, channel c on the graph's ring c mod its channels
-    for (const std::vector<int>& ring : mesh->graph.rings) {
-      rings.emplace_back();
-      for (int gpu : ring) rings.back().push_back(mesh->gpu_rank[std::size_t(gpu)]);
-    }
-    if (!rings.empty()) return rings;
-  }
+  std::vector<std::vector<int>> rings = searched_mesh_rings(topology, ranks, env);
+  if (!rings.empty()) return rings;
   return channel_orders(topology, ranks, channels, env.cross_nic == 0);
 }
 
@@ -1550,7 +1558,19 @@ Bytes cut_through_piece(Bytes message, int channels, std::size_t ranks, Bytes st
 }  // namespace
 
 NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec) {
-  NcclResolved out{nccl_choose(topology, ranks, spec.collective, spec.message, spec.payload, spec.nccl_env), spec};
+  return NcclComm(topology, ranks, spec.nccl_env).resolve(spec);
+}
+
+NcclComm::NcclComm(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env)
+    : topology_(topology),
+      ranks_(ranks.begin(), ranks.end()),
+      model_(nccl_model(topology, ranks, env)),
+      mesh_rings_(searched_mesh_rings(topology, ranks, env)) {}
+
+NcclResolved NcclComm::resolve(const CollectiveSpec& spec) const {
+  const Topology& topology = topology_;
+  const std::span<const DeviceId> ranks = ranks_;
+  NcclResolved out{nccl_choose(model_, spec.collective, spec.message, spec.payload), spec};
   const NcclChoice& choice = out.choice;
   out.spec.algorithm = choice.algorithm;
   out.spec.channels = choice.channels;
@@ -1567,7 +1587,9 @@ NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ra
   if (chain && choice.algorithm == Algorithm::Ring && choice.protocol != Protocol::Simple)
     out.spec.chunk = cut_through_piece(spec.message, choice.channels, ranks.size(), choice.chunk);
   if (choice.algorithm == Algorithm::Ring) {
-    out.spec.channel_rings = nccl_channel_rings(topology, ranks, choice.channels, spec.nccl_env);
+    out.spec.channel_rings = !mesh_rings_.empty()
+                                 ? mesh_rings_
+                                 : channel_orders(topology, ranks, choice.channels, spec.nccl_env.cross_nic == 0);
   } else if (choice.algorithm == Algorithm::Tree && spec.collective == Collective::AllReduce) {
     out.spec.channel_rings = nccl_tree_chains(topology, ranks, choice.channels);
     out.spec.host_chains = !out.spec.channel_rings.empty();

@@ -229,4 +229,22 @@ struct NcclResolved {
 };
 NcclResolved nccl_resolve(const Topology& topology, std::span<const DeviceId> ranks, const CollectiveSpec& spec);
 
+/// NCCL's size-independent view of one communicator, `ranks` of `topology` under `env`: its model and
+/// the rings its search gives the channels, made once for the calls of every size (a sweep's, a
+/// calibration's). NCCL's searches can take tens of milliseconds each. `topology` must outlive it.
+class NcclComm {
+ public:
+  NcclComm(const Topology& topology, std::span<const DeviceId> ranks, const NcclEnv& env);
+
+  const NcclModel& model() const { return model_; }
+  /// nccl_resolve of `spec`, whose NCCL settings must be the communicator's.
+  NcclResolved resolve(const CollectiveSpec& spec) const;
+
+ private:
+  const Topology& topology_;
+  std::vector<DeviceId> ranks_;
+  NcclModel model_;
+  std::vector<std::vector<int>> mesh_rings_;  ///< NCCL's searched rings on one node's NVLink mesh, or none
+};
+
 }  // namespace ringlab::sim
