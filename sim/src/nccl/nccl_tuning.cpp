@@ -1844,7 +1844,6 @@ std::string nccl_model_summary(const Topology& cluster, std::span<const DeviceId
   return model ? nccl_model_summary(*model) : "";
 }
 
-
 namespace {
 // The channels one collective call runs on (src/enqueue.cc topoGetAlgoInfo, getChannnelThreadInfo in
 // 2.20 and 2.21, v2.18.1-v2.30.7): from comm->nChannels NCCL drops one channel at a time while the
