@@ -891,7 +891,7 @@ TEST_CASE("nccl: a DGX H100's per-call channels as NCCL 2.30.7 logs them", "[ncc
   CHECK(line(2_MiB) == "AllReduce: 2097152 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
 }
 
-TEST_CASE("nccl: the planner spreads a small NVLS call over fewer of the NVLS CTAs", "[nccl]") {
+TEST_CASE("nccl: the NVLS CTAs a call runs on, as NCCL logs them", "[nccl]") {
   // NVLS and NVLS-Tree run on NCCL's NVLS CTAs (16 on Hopper), and from 2.20 the planner splits a
   // call over them as it does over ring channels; NVLS across nodes is a CollNet task and takes all.
   const auto logged = [](int nodes, const char* version, const char* algo, Bytes bytes) {
@@ -917,6 +917,21 @@ TEST_CASE("nccl: the planner spreads a small NVLS call over fewer of the NVLS CT
   // 2.21: 32 KiB / 16 = 2 KiB, aligned to Simple's 4 KiB: 8 CTAs. 2.19 uses all 16.
   CHECK(logged(1, "2.21.5", "NVLS", 32_KiB) == 8);
   CHECK(logged(1, "2.19.3", "NVLS", 32_KiB) == 16);
+  // NVLS across nodes (over SHARP) is a CollNet task: all its CTAs, from 2.28.3 at most nChannels.
+  const auto across = [](int version) {
+    NcclModel m = h100_four_nodes();  // 4 channels
+    m.env.version = version;
+    m.collnet = true;
+    m.nvls = true;
+    for (NcclAlgorithm a : {NcclAlgorithm::Tree, NcclAlgorithm::Ring, NcclAlgorithm::CollNetDirect,
+                            NcclAlgorithm::CollNetChain, NcclAlgorithm::NvlsTree, NcclAlgorithm::Pat})
+      m.env.algorithms[std::size_t(a)] = NcclEnable::Off;
+    const NcclChoice choice = nccl_choose(m, Collective::AllReduce, 1_MiB);
+    CHECK(choice.nccl_algorithm == NcclAlgorithm::Nvls);
+    return choice.logged_channels;
+  };
+  CHECK(across(22803) == 4);
+  CHECK(across(22705) == 16);
 }
 
 TEST_CASE("nccl: the line NCCL logs per call names the algorithm, protocol, bytes and channels", "[nccl]") {

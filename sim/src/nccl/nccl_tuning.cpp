@@ -1871,6 +1871,7 @@ constexpr int kCellPlannerVersion222 = 22200;        // v2.22.3: cells of 16 B, 
 constexpr int kCellPlannerVersion = 22304;           // v2.23.4: cells of MinTrafficPerChannel 16 KiB
 constexpr int kLlCellTrafficVersion = 22602;         // v2.26.2: LL cells count 4 x their traffic
 constexpr int kEvenTrafficVersion = 22902;           // v2.29.2: 32 KiB, trafficPerChannel = traffic / channels
+constexpr int kNvlsCollnetMinChannelsVersion = 22803;  // v2.28.3: NVLS across nodes on min(nvlsChannels, nChannels)
 constexpr std::int64_t kMinTrafficPerChannel222 = 512;
 constexpr std::int64_t kCellBytes222 = 16;
 constexpr std::int64_t kMinTrafficPerChannel = 16 << 10;
@@ -1994,7 +1995,9 @@ int logged_channels(const NcclModel& m, Collective c, Bytes message, NcclAlgorit
   // The NVLS CTAs; the planner splits a call over them, but for NVLS across nodes (a CollNet task).
   const bool sm100 = blackwell(m.gpu) && (m.env.version == 0 || m.env.version >= kNvlsCtasSm100MinVersion);
   const int ctas = sm100 ? kNvlsCtasSm100 : kNvlsCtas;
-  if (a == NcclAlgorithm::Nvls && m.nodes > 1) return ctas;
+  // NVLS across nodes: from 2.28.3 no more CTAs than comm->nChannels (topoGetAlgoInfo).
+  if (a == NcclAlgorithm::Nvls && m.nodes > 1)
+    return from_release(m, kNvlsCollnetMinChannelsVersion) ? std::min(ctas, m.channels) : ctas;
   return planner_channels(m, c, a, kSimple, message, ctas, ctas);
 }
 }  // namespace
