@@ -94,7 +94,7 @@ class RingSearch {
   void try_gpu(Graph& g, int step, Order order, int from, int gpu);
   void rec_gpu(Graph& g, int gpu, int step, Order order);
   void rec(Graph& g);
-  NextGpus next_gpus(const Graph& g, int gpu) const;
+  void next_gpus(const Graph& g, int gpu, NextGpus& out) const;
   void compare_and_save(const Graph& g);
   void dup_channels();
 
@@ -136,15 +136,14 @@ bool RingSearch::follow(int from, int to, float bw, int mult) {
 
 /// ncclTopoSearchNextGpuSort without NICs: the unused GPUs with a path, by path bandwidth (most
 /// first), hop count (fewest first), then distance from `gpu` in index order; behind a switch only
-/// the ring neighbours that are unused, the previous GPU first.
-NextGpus RingSearch::next_gpus(const Graph& g, int gpu) const {
+/// the ring neighbours that are unused, the previous GPU first. Appends them to `out` (empty).
+void RingSearch::next_gpus(const Graph& g, int gpu, NextGpus& out) const {
   const std::uint64_t flag = std::uint64_t(1) << g.channels;
-  NextGpus out;
   if (switched()) {
     const int prev = (gpu - 1 + n_) % n_, next = (gpu + 1) % n_;
     if (!(used_[std::size_t(prev)] & flag)) out.push(prev);
     if (next != prev && !(used_[std::size_t(next)] & flag)) out.push(next);
-    return out;
+    return;
   }
   // NCCL compares the scores as ints (struct ncclGpuScore); every path here is one hop. The peers
   // are listed in distance order, so an insertion sort on the bandwidth alone keeps ties in it.
@@ -161,7 +160,6 @@ NextGpus RingSearch::next_gpus(const Graph& g, int gpu) const {
     bws[std::size_t(k)] = bw;
     out.gpus[std::size_t(k)] = peer;
   }
-  return out;
 }
 
 /// ncclTopoCompareGraphs for rings: more channels x bandwidth, then fewer hops.
@@ -208,7 +206,7 @@ void RingSearch::rec_gpu(Graph& g, int gpu, int step, Order order) {
     NextGpus next;
     if (order == Order::Pci) next.push(step + 1);
     else if (order == Order::Replay) next.push(g.intra[base - std::size_t(n_) + std::size_t(step) + 1]);
-    else next = next_gpus(g, gpu);
+    else next_gpus(g, gpu, next);
     for (int peer : next) try_gpu(g, step + 1, order, gpu, peer);
     return;
   }
